@@ -11,7 +11,12 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/tests', '<rootDir>/tools'],
   testMatch: ['**/*.spec.ts'],
-  transform: { '^.+\\.ts$': ['@swc/jest', { ...swcOptions(), swcrc: false }] },
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', { ...swcOptions(), swcrc: false }],
+    // ESM-only dependencies: Node 20 loads them with require(esm), Jest needs them as CommonJS.
+    '^.+/node_modules/(jose)/.+\\.js$': ['@swc/jest', { ...swcOptions(), swcrc: false, jsc: { ...swcOptions().jsc, parser: { syntax: 'ecmascript' } } }],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!(jose)/)'],
   moduleNameMapper,
   setupFiles: ['reflect-metadata'],
   testTimeout: 30000,

@@ -1,0 +1,5 @@
+import 'reflect-metadata';
+import { hubDefinition } from '@flowplane/hub';
+import { runServiceMain } from '@flowplane/platform/service';
+
+void runServiceMain(hubDefinition);

@@ -1,0 +1,77 @@
+import path from 'node:path';
+import { gatewayDefinition } from '@flowplane/gateway';
+import { hubDefinition } from '@flowplane/hub';
+import { flowRuntimeDefinition } from '@flowplane/flow-runtime';
+import { deploymentsDefinition } from '@flowplane/deployments';
+import { profilesDefinition } from '@flowplane/profiles';
+import { assistantDefinition } from '@flowplane/assistant';
+import { i18nDefinition } from '@flowplane/i18n';
+import { searchDefinition } from '@flowplane/search';
+import { DEV_JWT_SECRET } from '@flowplane/platform/auth';
+import { createEventBus, type EventBus } from '@flowplane/platform/bus';
+import { type RunningService, type ServiceDefinition, startService } from '@flowplane/platform/service';
+
+/** Every service but the gateway, in start order. */
+export const BACKEND_SERVICES: ServiceDefinition[] = [
+  profilesDefinition,
+  deploymentsDefinition,
+  flowRuntimeDefinition,
+  assistantDefinition,
+  i18nDefinition,
+  searchDefinition,
+  hubDefinition,
+];
+
+
+export interface StandaloneOptions {
+  /** Environment to read (defaults to process.env). */
+  env?: Record<string, string | undefined>;
+}
+
+export interface Standalone {
+  gateway: RunningService;
+  services: RunningService[];
+  bus: EventBus;
+  url: string;
+  usedDevSecret: boolean;
+  close(): Promise<void>;
+}
+
+/**
+ * Runs every service in this process: each its own Nest application on its own port, one shared
+ * in-memory bus, an embedded store per service under DATA_DIR/<service>.
+ * Ports: the gateway on PORT (default 8080), the others on PORT+1.. (or all random with PORT=0).
+ */
+export async function startStandalone(options: StandaloneOptions = {}): Promise<Standalone> {
+  const env = { ...(options.env ?? process.env) };
+  const usedDevSecret = !env.AUTH_JWT_SECRET && !env.AUTH_JWKS_URL;
+  if (usedDevSecret) env.AUTH_JWT_SECRET = DEV_JWT_SECRET;
+  const gatewayPort = Number(env.PORT ?? 8080);
+  const dataDir = path.resolve(env.DATA_DIR ?? './.data');
+  // One bus for all: standalone is the memory bus by definition (BUS=kafka is split mode).
+  const bus = createEventBus({ bus: 'memory', maxAttempts: Number(env.BUS_MAX_ATTEMPTS ?? 5), source: '/standalone' });
+  const services: RunningService[] = [];
+  const upstreamEnv: Record<string, string> = {};
+  try {
+    for (const [i, def] of BACKEND_SERVICES.entries()) {
+      const port = gatewayPort === 0 ? 0 : gatewayPort + 1 + i;
+      const svc = await startService(def, { bus, env: { ...env, PORT: String(port), DATA_DIR: dataDir, BUS: 'memory' } });
+      services.push(svc);
+      upstreamEnv[`${def.name.replace(/-/g, '_').toUpperCase()}_URL`] = svc.url;
+    }
+    const gateway = await startService(gatewayDefinition, { bus, env: { ...env, ...upstreamEnv, PORT: String(gatewayPort), BUS: 'memory' } });
+    const url = `http://localhost:${gateway.port}`;
+    let closing: Promise<void> | undefined;
+    const close = () =>
+      (closing ??= (async () => {
+        await gateway.close();
+        await Promise.allSettled(services.map((s) => s.close()));
+        await bus.close();
+      })());
+    return { gateway, services, bus, url, usedDevSecret, close };
+  } catch (e) {
+    await Promise.allSettled(services.map((s) => s.close()));
+    await bus.close();
+    throw e;
+  }
+}

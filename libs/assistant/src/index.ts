@@ -1,0 +1,2 @@
+export * from './assistant.module';
+export * from './assistant.definition';

@@ -1,0 +1,2 @@
+export * from './deployments.module';
+export * from './deployments.definition';

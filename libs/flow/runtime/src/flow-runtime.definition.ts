@@ -1,0 +1,12 @@
+import type { ServiceDefinition } from '@flowplane/platform/service';
+import { FlowRuntimeModule } from './flow-runtime.module';
+
+/** The flow-runtime service: what it owns and which ports it uses. */
+export const flowRuntimeDefinition: ServiceDefinition = {
+  name: 'flow-runtime',
+  title: 'Flowplane flow runtime',
+  description: 'Flows, versions, runs, node and template registries, the route dispatcher, event sources, the scheduler and the LLM usage ledger.',
+  defaultPort: 8081,
+  uses: { bus: true, store: true },
+  module: () => FlowRuntimeModule,
+};

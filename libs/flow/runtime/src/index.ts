@@ -1,0 +1,2 @@
+export * from './flow-runtime.module';
+export * from './flow-runtime.definition';

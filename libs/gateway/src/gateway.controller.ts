@@ -1,0 +1,97 @@
+import { Controller, Get, HttpCode, Inject, Post, Query, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiQuery, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { AdminRoute, Public } from '@flowplane/platform/auth';
+import { EVENT_BUS, type EventBus } from '@flowplane/platform/bus';
+import { PLATFORM_PROBE_ACK_TOPIC, PLATFORM_PROBE_TOPIC } from '@flowplane/platform/service';
+import { OpenApiAggregator } from './openapi-aggregator';
+import { UpstreamClient } from './upstream-client';
+import { UPSTREAM_SERVICES } from './gateway.env';
+
+/** The gateway's own routes: aggregated health and API documents, and the operators' system view. */
+@ApiTags('gateway')
+@Controller()
+export class GatewayController {
+  constructor(
+    private readonly upstreams: UpstreamClient,
+    private readonly docs: OpenApiAggregator,
+    @Inject(EVENT_BUS) private readonly bus: EventBus,
+  ) {}
+
+  /** Readiness of every service: 200 when all are ready, 503 naming the failing ones. */
+  @Get('health')
+  @Public()
+  @ApiOperation({ summary: 'Aggregated readiness of every service' })
+  @ApiOkResponse({ description: '`{status: "ok", services: {<name>: {status: "up", checks}}}`' })
+  @ApiServiceUnavailableResponse({ description: '`{status: "error", failing: [<service>...], services: {...}}`' })
+  async health(@Res({ passthrough: true }) res: Response) {
+    const answers = await this.upstreams.all('/readyz', 3000);
+    const services: Record<string, unknown> = { gateway: { status: 'up' } };
+    const failing: string[] = [];
+    for (const a of answers) {
+      if (!a.ok) failing.push(a.service);
+      services[a.service] = a.ok ? { status: 'up', checks: (a.body as { info?: unknown })?.info } : { status: 'down', reason: a.error ?? (a.body as { error?: unknown })?.error ?? `status ${a.status}` };
+    }
+    if (failing.length) {
+      res.status(503);
+      return { status: 'error', statusCode: 503, message: `not ready: ${failing.join(', ')}`, failing, services };
+    }
+    return { status: 'ok', services };
+  }
+
+  /** The merged OpenAPI 3.0 document of the whole API. */
+  @Get('openapi.json')
+  @Public()
+  @ApiExcludeEndpoint()
+  openapi() {
+    return this.docs.merged();
+  }
+
+  /** Services with their version, uptime and adapters (admin). */
+  @Get('admin/system')
+  @AdminRoute()
+  @ApiBearerAuth()
+  @ApiOperation({ summary: 'Every service with version, uptime and adapters (admin:access)' })
+  async system() {
+    const answers = await this.upstreams.all('/internal/info', 3000, true);
+    return {
+      services: answers.map((a) => (a.ok ? { status: 'up', ...(a.body as object) } : { service: a.service, status: 'down', reason: a.error ?? `status ${a.status}` })),
+    };
+  }
+
+  /**
+   * Publishes a probe event on the bus and reports which services consumed it and answered,
+   * proving the event path end to end (admin).
+   */
+  @Post('admin/system/bus-probe')
+  @HttpCode(200)
+  @AdminRoute()
+  @ApiBearerAuth()
+  @ApiQuery({ name: 'timeoutMs', required: false, description: 'How long to wait for answers (default 5000, max 30000).' })
+  @ApiOperation({ summary: 'Round trip of a probe event through every service (admin:access)' })
+  async busProbe(@Query('timeoutMs') timeoutParam?: string) {
+    const timeoutMs = Math.min(Math.max(Number(timeoutParam) || 5000, 100), 30000);
+    const probeId = randomUUID();
+    const expected = UPSTREAM_SERVICES as readonly string[];
+    const seen = new Map<string, number>();
+    const started = Date.now();
+    let done!: () => void;
+    const all = new Promise<void>((r) => (done = r));
+    const sub = await this.bus.subscribe([PLATFORM_PROBE_ACK_TOPIC], { groupId: `gateway-probe-${hostname()}-${process.pid}-${probeId}`, fromBeginning: false }, async (event) => {
+      const data = event.data as { probeId?: string; service?: string };
+      if (data.probeId !== probeId || !data.service) return;
+      if (!seen.has(data.service)) seen.set(data.service, Date.now() - started);
+      if (expected.every((s) => seen.has(s))) done();
+    });
+    try {
+      await this.bus.publish(PLATFORM_PROBE_TOPIC, { probeId, from: 'gateway' }, { key: probeId });
+      await Promise.race([all, new Promise((r) => setTimeout(r, timeoutMs))]);
+    } finally {
+      await sub.stop();
+    }
+    const missing = expected.filter((s) => !seen.has(s));
+    return { probeId, ok: missing.length === 0, acknowledged: Object.fromEntries(seen), missing, elapsedMs: Date.now() - started };
+  }
+}

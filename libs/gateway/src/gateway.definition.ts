@@ -1,0 +1,50 @@
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { ServiceConfig, ServiceDefinition } from '@flowplane/platform/service';
+import { type GatewayEnv, upstreamUrls } from './gateway.env';
+import { GatewayEnv as GatewayEnvClass } from './gateway.env';
+import { GatewayModule } from './gateway.module';
+import { GatewayProxy, parseByteSize } from './gateway-proxy';
+import { OpenApiAggregator } from './openapi-aggregator';
+
+const proxies = new WeakMap<object, GatewayProxy>();
+
+/** The gateway: routes /api/v1 by prefix to the services, proxies /ws/* to the hub, aggregates health and docs. */
+export const gatewayDefinition: ServiceDefinition = {
+  name: 'gateway',
+  title: 'Flowplane gateway',
+  description: 'Entry point of the platform: routing, CORS, body and rate limits, request ids, aggregated health and API documents.',
+  defaultPort: 8080,
+  uses: { bus: true },
+  env: [GatewayEnvClass],
+  parseJsonBody: false,
+  module: () => GatewayModule,
+  configure: (app, ctx) => {
+    const c = ctx.config as ServiceConfig & GatewayEnv;
+    const origins = c.GATEWAY_CORS_ORIGINS;
+    if (origins.length) {
+      app.enableCors({ origin: origins.includes('*') ? true : origins, credentials: true, exposedHeaders: ['X-Request-Id', 'Retry-After'], maxAge: 600 });
+    }
+    const proxy = new GatewayProxy({
+      upstreams: upstreamUrls(c),
+      timeoutMs: c.GATEWAY_UPSTREAM_TIMEOUT_MS,
+      bodyLimitBytes: parseByteSize(c.HTTP_BODY_LIMIT),
+      rateLimit: c.GATEWAY_RATE_LIMIT,
+      trustProxy: c.GATEWAY_TRUST_PROXY,
+    });
+    proxies.set(app, proxy);
+    app.use(proxy.middleware());
+    const aggregator = app.get(OpenApiAggregator);
+    const own = () =>
+      SwaggerModule.createDocument(app, new DocumentBuilder().setTitle('Flowplane API').setVersion('0.1.0').addBearerAuth().build(), {
+        operationIdFactory: (controller, method) => `gateway_${controller.replace(/Controller$/, '')}_${method}`,
+      });
+    aggregator.setBase(own);
+    // Swagger UI loads the merged document from /api/v1/openapi.json.
+    SwaggerModule.setup('api/docs', app, own, { useGlobalPrefix: false, swaggerOptions: { url: '/api/v1/openapi.json' }, jsonDocumentUrl: 'api/docs/gateway.json', yamlDocumentUrl: 'api/docs/gateway.yaml' });
+  },
+  onListen: (app, server) => {
+    const proxy = proxies.get(app)!;
+    server.on('upgrade', (req, socket, head) => proxy.upgrade(req, socket, head));
+    server.once('close', () => proxy.close());
+  },
+};

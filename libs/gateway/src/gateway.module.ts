@@ -1,0 +1,8 @@
+import { Module } from '@nestjs/common';
+import { GatewayController } from './gateway.controller';
+import { OpenApiAggregator } from './openapi-aggregator';
+import { UpstreamClient } from './upstream-client';
+
+/** The gateway's own routes; the proxy itself is Express middleware installed by the definition. */
+@Module({ controllers: [GatewayController], providers: [UpstreamClient, OpenApiAggregator] })
+export class GatewayModule {}

@@ -1,0 +1,6 @@
+export * from './gateway.definition';
+export * from './gateway.env';
+export * from './gateway.module';
+export * from './gateway-proxy';
+export * from './openapi-merge';
+export * from './route-table';

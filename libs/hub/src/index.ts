@@ -1,0 +1,3 @@
+export * from './hub.definition';
+export * from './hub.module';
+export * from './ws-health';

@@ -1,0 +1,12 @@
+import type { ServiceDefinition } from '@flowplane/platform/service';
+import { I18nModule } from './i18n.module';
+
+/** The i18n service: what it owns and which ports it uses. */
+export const i18nDefinition: ServiceDefinition = {
+  name: 'i18n',
+  title: 'Flowplane i18n',
+  description: 'Locales, message catalog, translations and localized content.',
+  defaultPort: 8085,
+  uses: { bus: true, store: true },
+  module: () => I18nModule,
+};

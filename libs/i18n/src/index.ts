@@ -1,0 +1,2 @@
+export * from './i18n.module';
+export * from './i18n.definition';

@@ -1,0 +1,67 @@
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mintToken, ServiceTokenProvider, TokenVerifier } from './token-verifier';
+
+const secret = 'unit-test-secret-0123456789';
+
+describe('TokenVerifier', () => {
+  it('accepts an HS256 token and reads its claims (active defaults to true)', async () => {
+    const v = new TokenVerifier({ jwtSecret: secret });
+    const p = await v.verify(await mintToken(secret, { sub: 'alice', perms: ['admin:access'] }));
+    expect(p).toEqual({ sub: 'alice', perms: ['admin:access'], active: true, superuser: false, service: false });
+  });
+
+  it('reads inactive and superuser claims', async () => {
+    const v = new TokenVerifier({ jwtSecret: secret });
+    const p = await v.verify(await mintToken(secret, { sub: 'bob', active: false, superuser: true }));
+    expect(p.active).toBe(false);
+    expect(p.superuser).toBe(true);
+  });
+
+  it('rejects a token signed with another secret, an expired token and garbage', async () => {
+    const v = new TokenVerifier({ jwtSecret: secret });
+    await expect(v.verify(await mintToken('another-secret-0123456789', { sub: 'x' }))).rejects.toThrow('signature is invalid');
+    const expired = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('x').setExpirationTime(Math.floor(Date.now() / 1000) - 10).sign(new TextEncoder().encode(secret));
+    await expect(v.verify(expired)).rejects.toThrow('token expired');
+    await expect(v.verify('not-a-jwt')).rejects.toThrow('malformed');
+  });
+
+  it('recognises service tokens', async () => {
+    const v = new TokenVerifier({ jwtSecret: secret });
+    const p = await v.verify(await new ServiceTokenProvider('profiles', secret).token());
+    expect(p).toMatchObject({ sub: 'svc:profiles', service: true, perms: ['internal'] });
+  });
+
+  describe('with a JWKS endpoint', () => {
+    let server: Server;
+    let url: string;
+    let privateKey: Awaited<ReturnType<typeof generateKeyPair>>["privateKey"];
+
+    beforeAll(async () => {
+      const pair = await generateKeyPair('RS256');
+      privateKey = pair.privateKey;
+      const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
+      server = createServer((_, res) => res.setHeader('content-type', 'application/json').end(JSON.stringify({ keys: [jwk] })));
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`;
+    });
+    afterAll(() => new Promise((r) => server.close(r)));
+
+    const sign = (claims: Record<string, unknown>, iss = 'https://idp', aud = 'flowplane') =>
+      new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setSubject('carol').setIssuer(iss).setAudience(aud).setExpirationTime('5m').sign(privateKey);
+
+    it('verifies RS256 tokens with issuer and audience', async () => {
+      const v = new TokenVerifier({ jwksUrl: url, issuer: 'https://idp', audience: 'flowplane', serviceSecret: secret });
+      expect((await v.verify(await sign({ perms: ['profiles:read'] }))).perms).toEqual(['profiles:read']);
+      await expect(v.verify(await sign({}, 'https://evil'))).rejects.toThrow('claim check failed');
+      await expect(v.verify(await sign({}, 'https://idp', 'other'))).rejects.toThrow('claim check failed');
+    });
+
+    it('accepts HS256 only for service tokens when a JWKS is configured', async () => {
+      const v = new TokenVerifier({ jwksUrl: url, serviceSecret: secret });
+      await expect(v.verify(await mintToken(secret, { sub: 'mallory', perms: ['admin'] }))).rejects.toThrow('service tokens only');
+      expect((await v.verify(await new ServiceTokenProvider('hub', secret).token())).service).toBe(true);
+    });
+  });
+});

@@ -1,0 +1,138 @@
+import { Transform, Type } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
+import { Sensitive } from './sensitive.decorator';
+
+/** Parses the usual spellings of a boolean env value; anything else is left for validation to reject. */
+const toBool = ({ value }: { value: unknown }) => {
+  if (typeof value !== 'string') return value;
+  const v = value.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  return value;
+};
+
+/** Splits a comma-separated env value into trimmed, non-empty items. */
+const toList = ({ value }: { value: unknown }) =>
+  typeof value === 'string' ? value.split(',').map((s) => s.trim()).filter(Boolean) : value;
+
+/** HTTP listener and request handling. */
+export class HttpEnv {
+  @Type(() => Number) @IsInt() @Min(0) @Max(65535)
+  PORT = 8080;
+
+  @IsString()
+  HOST = '0.0.0.0';
+
+  /** Maximum JSON body size (bytes or a size like `1mb`). */
+  @Matches(/^\d+(b|kb|mb)?$/i, { message: 'HTTP_BODY_LIMIT must be a size such as 1048576, 512kb or 1mb' })
+  HTTP_BODY_LIMIT = '1mb';
+
+  /** How long in-flight requests may take to finish on SIGTERM before the process exits anyway. */
+  @Type(() => Number) @IsInt() @Min(0)
+  SHUTDOWN_TIMEOUT_MS = 10000;
+}
+
+/** Logging. */
+export class LogEnv {
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL: string = process.env.NODE_ENV === 'test' ? 'silent' : 'info';
+
+  @Transform(toBool) @IsBoolean()
+  LOG_PRETTY = false;
+}
+
+/** Bearer token verification (ARCHITECTURE §5). */
+export class AuthEnv {
+  /** HS256 secret for user and service tokens (development). Required unless AUTH_JWKS_URL is set. */
+  @Sensitive()
+  @ValidateIf((o: AuthEnv) => !o.AUTH_JWKS_URL)
+  @IsString({ message: 'AUTH_JWT_SECRET is required when AUTH_JWKS_URL is not set' })
+  @MinLength(16, { message: 'AUTH_JWT_SECRET must be at least 16 characters' })
+  AUTH_JWT_SECRET?: string;
+
+  @IsOptional() @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  AUTH_JWKS_URL?: string;
+
+  @IsOptional() @IsString()
+  AUTH_ISSUER?: string;
+
+  @IsOptional() @IsString()
+  AUTH_AUDIENCE?: string;
+
+  /** HS256 secret for service-to-service tokens; defaults to AUTH_JWT_SECRET. Required with AUTH_JWKS_URL. */
+  @Sensitive()
+  @ValidateIf((o: AuthEnv) => !!o.AUTH_JWKS_URL || o.AUTH_SERVICE_SECRET !== undefined)
+  @IsString({ message: 'AUTH_SERVICE_SECRET is required when AUTH_JWKS_URL is set' })
+  @MinLength(16)
+  AUTH_SERVICE_SECRET?: string;
+}
+
+/** Which event bus adapter to use. */
+export class BusEnv {
+  @IsIn(['memory', 'kafka'])
+  BUS: 'memory' | 'kafka' = 'memory';
+
+  /** Delivery attempts before a message is parked on `<topic>.dlq`. */
+  @Type(() => Number) @IsInt() @Min(1)
+  BUS_MAX_ATTEMPTS = 5;
+}
+
+/** Kafka connection, used when BUS=kafka. */
+export class KafkaEnv {
+  @ValidateIf((o: KafkaEnv & BusEnv) => o.BUS === 'kafka')
+  @Transform(toList)
+  @IsString({ each: true, message: 'KAFKA_BROKERS must list host:port pairs, comma separated, when BUS=kafka' })
+  @Matches(/^[^\s:]+:\d+$/, { each: true, message: 'KAFKA_BROKERS entries must be host:port' })
+  KAFKA_BROKERS?: string[];
+
+  @IsString()
+  KAFKA_CLIENT_ID = 'flowplane';
+
+  @Transform(toBool) @IsBoolean()
+  KAFKA_IDEMPOTENT = false;
+}
+
+/** Which document store engine to use. */
+export class StoreEnv {
+  @IsIn(['embedded', 'memory', 'mongo'])
+  STORE: 'embedded' | 'memory' | 'mongo' = 'embedded';
+
+  /** Root directory of the embedded stores; each service writes under DATA_DIR/<service>. */
+  @IsString()
+  DATA_DIR = './.data';
+}
+
+/** MongoDB connection, used when STORE=mongo. */
+export class MongoEnv {
+  @Sensitive()
+  @ValidateIf((o: MongoEnv & StoreEnv) => o.STORE === 'mongo')
+  @Matches(/^mongodb(\+srv)?:\/\/.+/, { message: 'MONGO_URL must be a mongodb:// or mongodb+srv:// URL when STORE=mongo' })
+  MONGO_URL?: string;
+}
+
+/** Vector store backend. */
+export class VectorEnv {
+  @IsIn(['embedded', 'vectordb'])
+  SEARCH_BACKEND: 'embedded' | 'vectordb' = 'embedded';
+
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  VECTORSTORE_URL = 'http://localhost:6333';
+
+  @Sensitive() @IsOptional() @IsString()
+  VECTORSTORE_API_KEY?: string;
+}
+
+/** Cross-replica coordination for the hub. */
+export class CoordEnv {
+  @IsIn(['noop', 'nats', 'redis'])
+  COORD: 'noop' | 'nats' | 'redis' = 'noop';
+
+  @ValidateIf((o: CoordEnv) => o.COORD === 'nats')
+  @IsString({ message: 'NATS_URL is required when COORD=nats' })
+  NATS_URL?: string;
+
+  @Sensitive()
+  @ValidateIf((o: CoordEnv) => o.COORD === 'redis')
+  @IsString({ message: 'REDIS_URL is required when COORD=redis' })
+  REDIS_URL?: string;
+}

@@ -1,0 +1,3 @@
+export * from './env-fragments';
+export * from './load-config';
+export * from './sensitive.decorator';

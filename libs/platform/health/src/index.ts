@@ -1,0 +1,3 @@
+export * from './health.controller';
+export * from './metrics';
+export * from './readiness.registry';

@@ -1,0 +1,50 @@
+import { Controller, Get, Header, Inject } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { NextFunction, Request, Response } from 'express';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { Public } from '@flowplane/platform/auth';
+
+/** Nest token of the service's Prometheus registry. */
+export const METRICS_REGISTRY = Symbol('METRICS_REGISTRY');
+
+/** A Prometheus registry with the process default metrics and the HTTP request metrics, labelled by service. */
+export function createMetricsRegistry(service: string): { registry: Registry; httpMiddleware: (req: Request, res: Response, next: NextFunction) => void } {
+  const registry = new Registry();
+  registry.setDefaultLabels({ service });
+  collectDefaultMetrics({ register: registry });
+  const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests by method, route and status', labelNames: ['method', 'route', 'status'], registers: [registry] });
+  const latency = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request latency by method, route and status',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const httpMiddleware = (req: Request, res: Response, next: NextFunction) => {
+    const start = process.hrtime.bigint();
+    res.once('finish', () => {
+      // Label by route template, never the raw URL, so cardinality stays bounded.
+      const route = req.route?.path ? `${req.baseUrl ?? ''}${String(req.route.path)}` : (res.locals.metricsRoute as string | undefined) ?? 'unmatched';
+      const labels = { method: req.method, route, status: String(res.statusCode) };
+      requests.inc(labels);
+      latency.observe(labels, Number(process.hrtime.bigint() - start) / 1e9);
+    });
+    next();
+  };
+  return { registry, httpMiddleware };
+}
+
+/** `GET /metrics` in the Prometheus text format. */
+@ApiExcludeController()
+@Controller('metrics')
+export class MetricsController {
+  constructor(@Inject(METRICS_REGISTRY) private readonly registry: Registry) {}
+
+  @Get()
+  @Public()
+  @Header('Cache-Control', 'no-store')
+  @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
+  async metrics(): Promise<string> {
+    return this.registry.metrics();
+  }
+}

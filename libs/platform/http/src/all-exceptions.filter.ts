@@ -1,0 +1,68 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { randomUUID } from 'node:crypto';
+import { DomainException, PORT_ERROR_STATUS } from './domain.exception';
+import { type ErrorBody, errorBody } from './error-body';
+
+/** Maps any thrown value to a status and a caller-safe JSON body. Never includes a stack. */
+export function toErrorBody(err: unknown, log?: (errorId: string, err: unknown) => void): ErrorBody {
+  if (err instanceof HttpException) {
+    const status = err.getStatus();
+    const res = err.getResponse();
+    if (typeof res === 'object' && res !== null) {
+      const r = res as Record<string, unknown>;
+      const message = Array.isArray(r.message) ? r.message.join('; ') : String(r.message ?? err.message);
+      const { statusCode: _s, error: _e, message: _m, ...rest } = r;
+      return withErrorId(errorBody(status, message, rest), status, err, log);
+    }
+    return withErrorId(errorBody(status, String(res)), status, err, log);
+  }
+  if (err instanceof DomainException) return withErrorId(errorBody(err.status, err.message, { code: err.code, ...err.body }), err.status, err, log);
+  const e = err as { code?: string; type?: string; status?: number; message?: string; expose?: boolean };
+  // body-parser errors (malformed JSON, body too large) carry `type` and an exposable status.
+  if (e?.type === 'entity.too.large') return errorBody(413, 'request body is larger than the limit');
+  if (e?.type === 'entity.parse.failed') return errorBody(400, 'request body is not valid JSON');
+  if (e?.expose && typeof e.status === 'number' && e.status >= 400 && e.status < 500) return errorBody(e.status, e.message ?? 'bad request');
+  const portStatus = e?.code ? PORT_ERROR_STATUS[e.code] : undefined;
+  if (portStatus) return withErrorId(errorBody(portStatus, portStatus >= 500 ? 'a dependency is unavailable, retry later' : (e.message ?? 'bad request'), { code: e.code }), portStatus, err, log);
+  return withErrorId(errorBody(500, 'internal error'), 500, err, log);
+}
+
+function withErrorId(body: ErrorBody, status: number, err: unknown, log?: (errorId: string, err: unknown) => void): ErrorBody {
+  if (status < 500) return body;
+  const errorId = randomUUID();
+  log?.(errorId, err);
+  return { ...body, errorId };
+}
+
+/** Global exception filter: one JSON error shape for every service, `errorId` on 5xx (logged with the stack). */
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Exceptions');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    if (host.getType() !== 'http') throw exception;
+    const res = host.switchToHttp().getResponse<Response>();
+    const req = host.switchToHttp().getRequest<Request>();
+    sendError(res, exception, (errorId, err) =>
+      this.logger.error({ errorId, err, method: req.method, url: req.originalUrl }, `request failed: ${(err as Error)?.message ?? String(err)}`),
+    );
+  }
+}
+
+/** Writes the error body for `err` on a response (used by the filter and by the Express error handler). */
+export function sendError(res: Response, err: unknown, log?: (errorId: string, err: unknown) => void): void {
+  const body = toErrorBody(err, log);
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.status(body.statusCode).json(body);
+}
+
+/** Express error middleware for errors raised outside Nest's pipeline (body parsing, raw middleware). */
+export function expressErrorHandler(logger = new Logger('Exceptions')) {
+  return (err: unknown, req: Request, res: Response, _next: (e?: unknown) => void): void => {
+    sendError(res, err, (errorId, e) => logger.error({ errorId, err: e, method: req.method, url: req.originalUrl }, 'request failed'));
+  };
+}

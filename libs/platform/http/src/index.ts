@@ -1,0 +1,5 @@
+export * from './all-exceptions.filter';
+export * from './domain.exception';
+export * from './error-body';
+export * from './request-context';
+export * from './validation.pipe';

@@ -1,0 +1,6 @@
+export * from './bus-probe';
+export * from './redaction';
+export * from './run-service';
+export * from './service-definition';
+export * from './start-service';
+export * from './tokens';

@@ -1,0 +1,90 @@
+import { Controller, type DynamicModule, Get, Global, Inject, Module } from '@nestjs/common';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { TerminusModule } from '@nestjs/terminus';
+import { LoggerModule } from 'nestjs-pino';
+import type { Registry } from 'prom-client';
+import { AuthModule, Internal } from '@flowplane/platform/auth';
+import { BusModule } from '@flowplane/platform/bus';
+import { HealthController, METRICS_REGISTRY, MetricsController, ReadinessRegistry } from '@flowplane/platform/health';
+import { AllExceptionsFilter, createValidationPipe, requestIdOf } from '@flowplane/platform/http';
+import { BusProbeResponder } from './bus-probe';
+import { loggerRedactPaths, redactUrl } from './redaction';
+import type { ServiceContext } from './service-definition';
+import { SERVICE_CONFIG, SERVICE_CONTEXT, STORE, VECTOR_STORE } from './tokens';
+
+const startedAt = new Date();
+
+/** `/internal/info`: who this service is, for the gateway's admin view and for operators. */
+@ApiExcludeController()
+@Controller('internal/info')
+class InternalInfoController {
+  constructor(@Inject(SERVICE_CONTEXT) private readonly ctx: ServiceContext) {}
+
+  @Get()
+  @Internal()
+  info() {
+    return {
+      service: this.ctx.name,
+      version: process.env.npm_package_version ?? '0.1.0',
+      startedAt: startedAt.toISOString(),
+      uptimeSeconds: Math.round(process.uptime()),
+      adapters: {
+        bus: this.ctx.bus?.kind,
+        store: this.ctx.store?.engine,
+        vector: this.ctx.vector ? (this.ctx.config.SEARCH_BACKEND as string) : undefined,
+      },
+    };
+  }
+}
+
+/** Cross-cutting wiring of every service: logging, auth, errors, validation, health, metrics, adapters. */
+@Global()
+@Module({})
+export class PlatformModule {
+  static forRoot(ctx: ServiceContext, registry: Registry, readiness: ReadinessRegistry): DynamicModule {
+    const c = ctx.config;
+    return {
+      module: PlatformModule,
+      imports: [
+        TerminusModule.forRoot({ logger: false }),
+        LoggerModule.forRoot({
+          pinoHttp: {
+            name: ctx.name,
+            level: c.LOG_LEVEL,
+            base: { service: ctx.name },
+            genReqId: (req) => (req as { id?: string }).id ?? requestIdOf(req),
+            redact: { paths: loggerRedactPaths, censor: '[redacted]' },
+            serializers: {
+              req: (req: { url?: string }) => ({ ...req, url: redactUrl(req.url) }),
+            },
+            autoLogging: { ignore: (req) => ['/healthz', '/readyz', '/metrics'].includes(req.url ?? '') },
+            ...(c.LOG_PRETTY ? { transport: { target: 'pino-pretty' } } : {}),
+          },
+        }),
+        AuthModule.forRoot({
+          service: ctx.name,
+          jwtSecret: c.AUTH_JWT_SECRET,
+          jwksUrl: c.AUTH_JWKS_URL,
+          issuer: c.AUTH_ISSUER,
+          audience: c.AUTH_AUDIENCE,
+          serviceSecret: c.AUTH_SERVICE_SECRET,
+        }),
+        ...(ctx.bus ? [BusModule.forRoot({ bus: ctx.bus })] : []),
+      ],
+      controllers: [HealthController, MetricsController, InternalInfoController],
+      providers: [
+        { provide: SERVICE_CONFIG, useValue: c },
+        { provide: SERVICE_CONTEXT, useValue: ctx },
+        { provide: STORE, useValue: ctx.store ?? null },
+        { provide: VECTOR_STORE, useValue: ctx.vector ?? null },
+        { provide: METRICS_REGISTRY, useValue: registry },
+        { provide: ReadinessRegistry, useValue: readiness },
+        ...(ctx.bus ? [BusProbeResponder] : []),
+        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+        { provide: APP_PIPE, useFactory: createValidationPipe },
+      ],
+      exports: [SERVICE_CONFIG, SERVICE_CONTEXT, STORE, VECTOR_STORE, METRICS_REGISTRY, ReadinessRegistry],
+    };
+  }
+}

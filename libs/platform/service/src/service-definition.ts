@@ -1,0 +1,57 @@
+import type { DynamicModule, INestApplication, Type } from '@nestjs/common';
+import type { Server } from 'node:http';
+import type { EventBus } from '@flowplane/platform/bus';
+import type { Store } from '@flowplane/platform/store';
+import type { VectorStore } from '@flowplane/platform/vector';
+
+/** What a service gets at boot: its validated config and the adapters chosen by environment. */
+export interface ServiceContext {
+  name: string;
+  config: ServiceConfig;
+  bus?: EventBus;
+  store?: Store;
+  vector?: VectorStore;
+}
+
+/** The config every service has (HttpEnv, LogEnv, AuthEnv, ... fragments) plus its own fragments. */
+export type ServiceConfig = Record<string, unknown> & {
+  PORT: number;
+  HOST: string;
+  HTTP_BODY_LIMIT: string;
+  SHUTDOWN_TIMEOUT_MS: number;
+  LOG_LEVEL: string;
+  LOG_PRETTY: boolean;
+  AUTH_JWT_SECRET?: string;
+  AUTH_JWKS_URL?: string;
+  AUTH_ISSUER?: string;
+  AUTH_AUDIENCE?: string;
+  AUTH_SERVICE_SECRET?: string;
+};
+
+type EnvFragment = new () => object;
+
+/**
+ * Declares a deployable service. Apps are wiring only: `apps/<name>/src/main.ts` runs one
+ * definition, and `apps/standalone` runs all of them in one process.
+ */
+export interface ServiceDefinition {
+  /** Service name (`profiles`), also the store directory and the metrics label. */
+  name: string;
+  /** OpenAPI title and description. */
+  title: string;
+  description: string;
+  /** Default port when PORT is not set. */
+  defaultPort: number;
+  /** Which ports the service uses; readiness checks each of them. */
+  uses: { bus?: boolean; store?: boolean; vector?: boolean };
+  /** Extra env fragments beyond the platform's. */
+  env?: EnvFragment[];
+  /** The domain feature module. */
+  module: (ctx: ServiceContext) => Type | DynamicModule;
+  /** False for services that stream request bodies (the gateway proxies them untouched). */
+  parseJsonBody?: boolean;
+  /** Called before the app initialises, for raw Express middleware (the gateway's proxy). */
+  configure?: (app: INestApplication, ctx: ServiceContext) => void | Promise<void>;
+  /** Called once the HTTP server listens, for upgrade handlers (WebSockets). */
+  onListen?: (app: INestApplication, server: Server, ctx: ServiceContext) => void | Promise<void>;
+}

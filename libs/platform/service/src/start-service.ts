@@ -1,0 +1,173 @@
+import { type INestApplication, Logger as NestLogger, Module, RequestMethod } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { Logger } from 'nestjs-pino';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { AuthEnv, BusEnv, CoordEnv, HttpEnv, KafkaEnv, LogEnv, loadConfig, MongoEnv, StoreEnv, VectorEnv } from '@flowplane/platform/config';
+import type { EventBus } from '@flowplane/platform/bus';
+import { createMetricsRegistry, ReadinessRegistry } from '@flowplane/platform/health';
+import { expressErrorHandler, requestIdMiddleware } from '@flowplane/platform/http';
+import type { Store } from '@flowplane/platform/store';
+import type { VectorStore } from '@flowplane/platform/vector';
+import { busFromConfig, storeFromConfig, vectorFromConfig } from './adapters';
+import { PlatformModule } from './platform.module';
+import type { ServiceConfig, ServiceContext, ServiceDefinition } from './service-definition';
+import { API_PREFIX } from './tokens';
+
+/** What the caller may supply instead of the environment (standalone shares one bus; tests use memory stores). */
+export interface ServiceOverrides {
+  env?: Record<string, string | undefined>;
+  bus?: EventBus;
+  store?: Store;
+  vector?: VectorStore;
+}
+
+/** A booted service. `close()` shuts it down gracefully. */
+export interface RunningService {
+  name: string;
+  app: INestApplication;
+  server: Server;
+  port: number;
+  url: string;
+  ctx: ServiceContext;
+  close(): Promise<void>;
+}
+
+/** The env fragments a service validates at boot, given what it uses. */
+export function envFragmentsFor(def: ServiceDefinition) {
+  return [
+    HttpEnv,
+    LogEnv,
+    AuthEnv,
+    ...(def.uses.bus ? [BusEnv, KafkaEnv] : []),
+    ...(def.uses.store || def.uses.vector ? [StoreEnv, MongoEnv] : []),
+    ...(def.uses.vector ? [VectorEnv] : []),
+    ...(def.env ?? []),
+  ];
+}
+
+/** Loads and validates a service's config; throws ConfigValidationError listing every bad variable. */
+export function loadServiceConfig(def: ServiceDefinition, env: Record<string, string | undefined>): ServiceConfig {
+  const withPort = { ...env, PORT: env.PORT ?? String(def.defaultPort) };
+  return loadConfig(envFragmentsFor(def), withPort) as unknown as ServiceConfig;
+}
+
+/** Boots one service: config, adapters, Nest app with the platform wiring, HTTP listener. */
+export async function startService(def: ServiceDefinition, overrides: ServiceOverrides = {}): Promise<RunningService> {
+  const config = loadServiceConfig(def, { ...process.env, ...overrides.env });
+  const owned: Array<{ close(): Promise<void> }> = [];
+  const ctx: ServiceContext = { name: def.name, config };
+  try {
+    if (def.uses.bus) {
+      ctx.bus = overrides.bus ?? busFromConfig(config, def.name);
+      if (!overrides.bus) owned.push(ctx.bus);
+    }
+    if (def.uses.store) {
+      ctx.store = overrides.store ?? (await storeFromConfig(config, def.name));
+      if (!overrides.store) owned.push(ctx.store);
+    }
+    if (def.uses.vector) {
+      ctx.vector = overrides.vector ?? (await vectorFromConfig(config, def.name));
+      if (!overrides.vector) owned.push(ctx.vector);
+    }
+    return await boot(def, ctx, owned);
+  } catch (e) {
+    await Promise.allSettled(owned.map((o) => o.close()));
+    throw e;
+  }
+}
+
+async function boot(def: ServiceDefinition, ctx: ServiceContext, owned: Array<{ close(): Promise<void> }>): Promise<RunningService> {
+  const config = ctx.config;
+  const { registry, httpMiddleware } = createMetricsRegistry(def.name);
+  const readiness = new ReadinessRegistry();
+  if (ctx.bus) readiness.add('bus', () => ctx.bus!.ping());
+  if (ctx.store) readiness.add('store', () => ctx.store!.ping());
+  if (ctx.vector) readiness.add('vector', () => ctx.vector!.ping());
+
+  @Module({ imports: [PlatformModule.forRoot(ctx, registry, readiness), def.module(ctx)] })
+  class ServiceRootModule {}
+  Object.defineProperty(ServiceRootModule, 'name', { value: `${def.name}RootModule` });
+
+  const app = await NestFactory.create<NestExpressApplication>(ServiceRootModule, { bufferLogs: true, bodyParser: false, abortOnError: false });
+  app.useLogger(app.get(Logger));
+  app.flushLogs();
+  app.disable('x-powered-by');
+  app.set('query parser', 'extended');
+
+  // In-flight tracking lets shutdown wait for running requests after the listener stops accepting.
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+  app.use((req: Request, res: Response, next: () => void) => {
+    inFlight++;
+    res.once('close', () => {
+      inFlight--;
+      if (inFlight === 0) drained?.();
+    });
+    next();
+  });
+  app.use(requestIdMiddleware);
+  app.use(httpMiddleware);
+  if (def.parseJsonBody !== false) {
+    app.useBodyParser('json', { limit: config.HTTP_BODY_LIMIT });
+  }
+  app.setGlobalPrefix(API_PREFIX, {
+    exclude: [
+      { path: 'healthz', method: RequestMethod.ALL },
+      { path: 'readyz', method: RequestMethod.ALL },
+      { path: 'metrics', method: RequestMethod.ALL },
+      { path: 'internal/{*path}', method: RequestMethod.ALL },
+    ],
+  });
+  let document: OpenAPIObject | undefined;
+  const express = app.getHttpAdapter().getInstance() as { get(path: string, h: (req: Request, res: Response) => void): void };
+  express.get('/openapi.json', (_req: Request, res: Response) => {
+    document ??= buildOpenApi(app, def);
+    res.json(document);
+  });
+  await def.configure?.(app, ctx);
+  await app.init();
+  app.use(expressErrorHandler());
+  // Unknown routes: Nest answers 404 through the exception filter; this catches what bypasses Nest.
+  app.use((req: Request, res: Response) => res.status(404).json({ statusCode: 404, error: 'Not Found', message: `no route for ${req.method} ${req.path}` }));
+
+  await app.listen(config.PORT, config.HOST);
+  const server = app.getHttpServer() as Server;
+  server.keepAliveTimeout = 65_000;
+  const port = (server.address() as AddressInfo).port;
+  await def.onListen?.(app, server, ctx);
+  const log = new NestLogger(def.name);
+  log.log(`listening on port ${port}`);
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      // 1. Stop accepting; let in-flight requests finish (bounded by SHUTDOWN_TIMEOUT_MS).
+      const stopped = new Promise<void>((r) => server.close(() => r()));
+      server.closeIdleConnections();
+      if (inFlight > 0) {
+        await Promise.race([new Promise<void>((r) => (drained = r)), new Promise((r) => setTimeout(r, config.SHUTDOWN_TIMEOUT_MS).unref())]);
+      }
+      server.closeAllConnections();
+      await stopped;
+      // 2. Nest shutdown hooks: bus consumers stop after committing what they finished.
+      await app.close();
+      // 3. Adapters this service owns: flush the store, close connections.
+      await Promise.allSettled(owned.map((o) => o.close()));
+    })());
+  return { name: def.name, app, server, port, url: `http://127.0.0.1:${port}`, ctx, close };
+}
+
+function buildOpenApi(app: INestApplication, def: ServiceDefinition): OpenAPIObject {
+  const cfg = new DocumentBuilder()
+    .setTitle(def.title)
+    .setDescription(def.description)
+    .setVersion(process.env.npm_package_version ?? '0.1.0')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
+    .addSecurityRequirements('bearer')
+    .build();
+  return SwaggerModule.createDocument(app, cfg, { operationIdFactory: (controller, method) => `${def.name}_${controller.replace(/Controller$/, '')}_${method}` });
+}

@@ -1,0 +1,2 @@
+export * from './profiles.module';
+export * from './profiles.definition';

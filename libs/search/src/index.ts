@@ -1,0 +1,2 @@
+export * from './search.module';
+export * from './search.definition';

@@ -53,8 +53,8 @@ export async function startStandalone(options: StandaloneOptions = {}): Promise<
   const services: RunningService[] = [];
   const upstreamEnv: Record<string, string> = {};
   try {
-    for (const [i, def] of BACKEND_SERVICES.entries()) {
-      const port = gatewayPort === 0 ? 0 : gatewayPort + 1 + i;
+    for (const def of BACKEND_SERVICES) {
+      const port = gatewayPort === 0 ? 0 : gatewayPort + (def.defaultPort - gatewayDefinition.defaultPort);
       const svc = await startService(def, { bus, env: { ...env, PORT: String(port), DATA_DIR: dataDir, BUS: 'memory' } });
       services.push(svc);
       upstreamEnv[`${def.name.replace(/-/g, '_').toUpperCase()}_URL`] = svc.url;

@@ -62,7 +62,8 @@ export class GatewayProxy {
     this.proxy.on('error', (err, req: ProxiedRequest, res) => {
       const service = req.flowplaneService ?? 'upstream';
       if (req.flowplaneTooLarge) return;
-      if (!(res instanceof Object) || !('writeHead' in res)) {
+      // Upgrades hand a socket, requests a ServerResponse (duck-typed: instanceof breaks across realms).
+      if (typeof (res as ServerResponse).writeHead !== 'function') {
         (res as Duplex).destroy();
         return;
       }

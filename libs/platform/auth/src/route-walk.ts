@@ -28,7 +28,7 @@ export function listRoutes(app: INestApplication): RouteInfo[] {
       const path = Reflect.getMetadata(PATH_METADATA, fn);
       if (path === undefined) continue;
       const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, fn) as number] ?? 'GET';
-      out.push({ controller: cls.name, handler: name, method, path: `/${base}/${String(path)}`.replace(/\/+/g, '/'), declared: !!accessDeclarationOf(reflector, fn, cls) });
+      out.push({ controller: cls.name, handler: name, method, path: `/${base}/${String(path)}`.replace(/\/+/g, '/').replace(/(.)\/$/, '$1'), declared: !!accessDeclarationOf(reflector, fn, cls) });
     }
   }
   return out;

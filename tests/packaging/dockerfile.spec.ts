@@ -10,7 +10,17 @@ import { DockerfileParser, type Copy, type Env, type Instruction } from 'dockerf
 const root = path.resolve(__dirname, '../..');
 const dockerfilePath = path.join(root, 'docker/Dockerfile');
 const dockerfile = DockerfileParser.parse(readFileSync(dockerfilePath, 'utf8'));
-const APPS = ['gateway', 'flow-runtime', 'deployments', 'profiles', 'assistant', 'i18n', 'search', 'hub', 'standalone'];
+const APPS = [
+  'gateway',
+  'flow-runtime',
+  'deployments',
+  'profiles',
+  'assistant',
+  'i18n',
+  'search',
+  'hub',
+  'standalone',
+];
 
 interface Stage {
   name: string;
@@ -40,7 +50,11 @@ const stage = (name: string): Stage => {
 };
 const runtime = all[all.length - 1];
 // Copy#getFromFlag() misses --from when other flags are present, so read the flags directly.
-const fromFlag = (c: Copy): string | undefined => c.getFlags().find((f) => f.getName() === 'from')?.getValue() ?? undefined;
+const fromFlag = (c: Copy): string | undefined =>
+  c
+    .getFlags()
+    .find((f) => f.getName() === 'from')
+    ?.getValue() ?? undefined;
 const args = (i: Instruction): string => (i.getArgumentsContent() ?? '').replace(/\s+/g, ' ').trim();
 const runs = (s: Stage): string[] => s.instructions.filter((i) => i.getKeyword() === 'RUN').map(args);
 const copies = (s: Stage): Copy[] => s.instructions.filter((i) => i.getKeyword() === 'COPY') as Copy[];
@@ -54,8 +68,13 @@ const envOf = (s: Stage): Record<string, string> =>
 describe('docker/Dockerfile', () => {
   it('is multi-stage on node:20-bookworm-slim, with the runtime stage last', () => {
     expect(all.map((s) => s.name)).toEqual(['toolchain', 'build', 'prod-deps', 'runtime']);
-    const beforeFirstFrom = dockerfile.getInstructions().slice(0, dockerfile.getInstructions().findIndex((i) => i.getKeyword() === 'FROM'));
-    const nodeImageArg = beforeFirstFrom.find((i) => i.getKeyword() === 'ARG' && args(i).startsWith('NODE_IMAGE='));
+    const beforeFirstFrom = dockerfile.getInstructions().slice(
+      0,
+      dockerfile.getInstructions().findIndex((i) => i.getKeyword() === 'FROM'),
+    );
+    const nodeImageArg = beforeFirstFrom.find(
+      (i) => i.getKeyword() === 'ARG' && args(i).startsWith('NODE_IMAGE='),
+    );
     expect(nodeImageArg && args(nodeImageArg)).toBe('NODE_IMAGE=node:20-bookworm-slim');
     expect(stage('toolchain').image).toBe('${NODE_IMAGE}');
     expect(runtime.image).toBe('${NODE_IMAGE}');
@@ -69,7 +88,8 @@ describe('docker/Dockerfile', () => {
     expect(accepted).toEqual(APPS);
     for (const app of APPS) expect(statSync(path.join(root, 'apps', app)).isDirectory()).toBe(true);
     // APP is declared only in the runtime stage, so the expensive stages are shared by all images.
-    for (const s of all.slice(0, -1)) expect(s.instructions.some((i) => i.getKeyword() === 'ARG' && args(i).startsWith('APP'))).toBe(false);
+    for (const s of all.slice(0, -1))
+      expect(s.instructions.some((i) => i.getKeyword() === 'ARG' && args(i).startsWith('APP'))).toBe(false);
   });
 
   it('builds with the native toolchain: npm ci, then tools/build.mjs', () => {
@@ -124,7 +144,12 @@ describe('docker/Dockerfile', () => {
     const sources = all
       .flatMap(copies)
       .filter((c) => !fromFlag(c))
-      .flatMap((c) => c.getArguments().slice(0, -1).map((a) => a.getValue()));
+      .flatMap((c) =>
+        c
+          .getArguments()
+          .slice(0, -1)
+          .map((a) => a.getValue()),
+      );
     expect(sources.length).toBeGreaterThan(5);
     for (const src of sources) {
       expect(existsSync(path.join(root, src))).toBe(true);
@@ -155,7 +180,9 @@ describe('docker/healthcheck.cjs', () => {
 
   function probe(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
     return new Promise((resolve) => {
-      const child = spawn(process.execPath, [path.join(root, 'docker/healthcheck.cjs')], { env: { PATH: process.env.PATH ?? '', ...env } });
+      const child = spawn(process.execPath, [path.join(root, 'docker/healthcheck.cjs')], {
+        env: { PATH: process.env.PATH ?? '', ...env },
+      });
       let stderr = '';
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       child.on('close', (code) => resolve({ code, stderr }));

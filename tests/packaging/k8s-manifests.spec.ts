@@ -28,7 +28,17 @@ const get = (v: Variant, kind: string, name: string): any => {
 function quantity(q: string | number): number {
   const m = /^([0-9.]+)(m|k|M|G|T|Ki|Mi|Gi|Ti)?$/.exec(String(q));
   if (!m) throw new Error(`unparseable quantity ${q}`);
-  const units: Record<string, number> = { m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40 };
+  const units: Record<string, number> = {
+    m: 1e-3,
+    k: 1e3,
+    M: 1e6,
+    G: 1e9,
+    T: 1e12,
+    Ki: 2 ** 10,
+    Mi: 2 ** 20,
+    Gi: 2 ** 30,
+    Ti: 2 ** 40,
+  };
   return Number(m[1]) * (m[2] ? units[m[2]] : 1);
 }
 
@@ -70,14 +80,35 @@ describe.each(VARIANTS)('k8s %s', (variant) => {
 
   it('has the shared ConfigMap and Secret, the Secret holding placeholders only', () => {
     const config = get(variant, 'ConfigMap', 'flowplane-config');
-    for (const key of ['BUS', 'KAFKA_BROKERS', 'STORE', 'MONGO_HOSTS', 'MONGO_OPTIONS', 'SEARCH_BACKEND', 'VECTORSTORE_URL', 'COORD', 'NATS_URL']) {
+    for (const key of [
+      'BUS',
+      'KAFKA_BROKERS',
+      'STORE',
+      'MONGO_HOSTS',
+      'MONGO_OPTIONS',
+      'SEARCH_BACKEND',
+      'VECTORSTORE_URL',
+      'COORD',
+      'NATS_URL',
+    ]) {
       expect(config.data[key]).toBeTruthy();
     }
-    expect(config.data).toMatchObject({ BUS: 'kafka', STORE: 'mongo', SEARCH_BACKEND: 'vectordb', COORD: 'nats' });
-    for (const s of SERVICE_NAMES) expect(config.data[serviceUrlEnvVar(s)]).toBe(`http://${s}:${SERVICE_PORTS[s]}`);
+    expect(config.data).toMatchObject({
+      BUS: 'kafka',
+      STORE: 'mongo',
+      SEARCH_BACKEND: 'vectordb',
+      COORD: 'nats',
+    });
+    for (const s of SERVICE_NAMES)
+      expect(config.data[serviceUrlEnvVar(s)]).toBe(`http://${s}:${SERVICE_PORTS[s]}`);
     const secret = get(variant, 'Secret', 'flowplane-secrets');
     expect(secret.metadata.annotations['flowplane.dev/placeholder']).toBe('true');
-    expect(Object.keys(secret.stringData).sort()).toEqual(['AUTH_JWT_SECRET', 'MONGO_PASSWORD', 'MONGO_USERNAME', 'VECTORSTORE_API_KEY']);
+    expect(Object.keys(secret.stringData).sort()).toEqual([
+      'AUTH_JWT_SECRET',
+      'MONGO_PASSWORD',
+      'MONGO_USERNAME',
+      'VECTORSTORE_API_KEY',
+    ]);
     expect(secret.stringData.AUTH_JWT_SECRET).toMatch(/CHANGE-ME/);
     // No secret material in the ConfigMap.
     for (const key of Object.keys(config.data)) expect(key).not.toMatch(/SECRET|PASSWORD|API_KEY|TOKEN/);
@@ -97,7 +128,9 @@ describe.each(VARIANTS)('k8s %s', (variant) => {
       expect(selects(p.spec.selector.matchLabels, podLabels)).toBe(true);
       // Selectors must not pick up the pods of another service.
       for (const other of SERVICE_NAMES.filter((o) => o !== svc)) {
-        expect(selects(s.spec.selector, get(variant, 'Deployment', other).spec.template.metadata.labels)).toBe(false);
+        expect(
+          selects(s.spec.selector, get(variant, 'Deployment', other).spec.template.metadata.labels),
+        ).toBe(false);
       }
       expect(h.apiVersion).toBe('autoscaling/v2');
       expect(p.apiVersion).toBe('policy/v1');
@@ -124,12 +157,19 @@ describe.each(VARIANTS)('k8s %s', (variant) => {
       expect(pod.securityContext.runAsNonRoot).toBe(true);
       expect(pod.securityContext.runAsUser).toBeGreaterThan(0);
       expect(pod.securityContext.seccompProfile).toEqual({ type: 'RuntimeDefault' });
-      expect(c.securityContext).toMatchObject({ runAsNonRoot: true, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+      expect(c.securityContext).toMatchObject({
+        runAsNonRoot: true,
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+        capabilities: { drop: ['ALL'] },
+      });
       expect(c.securityContext.privileged).toBeUndefined();
       expect(c.securityContext.runAsUser ?? pod.securityContext.runAsUser).not.toBe(0);
       // A read-only root needs a writable /tmp.
       expect(c.volumeMounts).toContainEqual({ name: 'tmp', mountPath: '/tmp' });
-      expect(pod.volumes).toContainEqual(expect.objectContaining({ name: 'tmp', emptyDir: expect.any(Object) }));
+      expect(pod.volumes).toContainEqual(
+        expect.objectContaining({ name: 'tmp', emptyDir: expect.any(Object) }),
+      );
       expect(pod.automountServiceAccountToken).toBe(false);
     });
 
@@ -144,7 +184,10 @@ describe.each(VARIANTS)('k8s %s', (variant) => {
 
     it('takes its environment from flowplane-config and flowplane-secrets, with its own database', () => {
       const [c] = get(variant, 'Deployment', svc).spec.template.spec.containers;
-      expect(c.envFrom).toEqual([{ configMapRef: { name: 'flowplane-config' } }, { secretRef: { name: 'flowplane-secrets' } }]);
+      expect(c.envFrom).toEqual([
+        { configMapRef: { name: 'flowplane-config' } },
+        { secretRef: { name: 'flowplane-secrets' } },
+      ]);
       expect(c.env).toContainEqual({ name: 'KAFKA_CLIENT_ID', value: svc });
       const mongo = c.env.find((e: { name: string }) => e.name === 'MONGO_URL').value as string;
       expect(mongo).toMatch(new RegExp(`^mongodb://.+/${svc.replace(/-/g, '_')}\\?`));
@@ -173,7 +216,9 @@ describe.each(VARIANTS)('k8s %s', (variant) => {
     expect(backends).toEqual([{ name: 'gateway', port: { name: 'http' } }]);
     expect(get(variant, 'Service', 'gateway').spec.ports.map((p: any) => p.name)).toContain('http');
     // Long-lived WebSocket (/ws) and SSE connections must not hit the controller's default 60 s timeout.
-    expect(Number(ing.metadata.annotations['nginx.ingress.kubernetes.io/proxy-read-timeout'])).toBeGreaterThanOrEqual(3600);
+    expect(
+      Number(ing.metadata.annotations['nginx.ingress.kubernetes.io/proxy-read-timeout']),
+    ).toBeGreaterThanOrEqual(3600);
   });
 });
 
@@ -183,7 +228,10 @@ describe('k8s overlays', () => {
       const dev = get('dev', 'Deployment', svc);
       const base = get('base', 'Deployment', svc);
       expect(dev.spec.replicas).toBe(1);
-      expect(get('dev', 'HorizontalPodAutoscaler', svc).spec).toMatchObject({ minReplicas: 1, maxReplicas: 2 });
+      expect(get('dev', 'HorizontalPodAutoscaler', svc).spec).toMatchObject({
+        minReplicas: 1,
+        maxReplicas: 2,
+      });
       const [dc] = dev.spec.template.spec.containers;
       const [bc] = base.spec.template.spec.containers;
       expect(quantity(dc.resources.requests.cpu)).toBeLessThan(quantity(bc.resources.requests.cpu));
@@ -250,16 +298,23 @@ describe('schema checks', () => {
 
 describe('k8s/generate.cjs', () => {
   it('matches the committed k8s/base (run `node k8s/generate.cjs` after editing it)', () => {
-    const { renderBase } = require(path.join(k8s, 'generate.cjs')) as { renderBase: () => Map<string, string> };
+    const { renderBase } = require(path.join(k8s, 'generate.cjs')) as {
+      renderBase: () => Map<string, string>;
+    };
     const files = renderBase();
     expect(files.size).toBeGreaterThan(SERVICE_NAMES.length * 5);
     for (const [rel, text] of files) {
-      expect({ file: rel, text: readFileSync(path.join(k8s, 'base', rel), 'utf8') }).toEqual({ file: rel, text });
+      expect({ file: rel, text: readFileSync(path.join(k8s, 'base', rel), 'utf8') }).toEqual({
+        file: rel,
+        text,
+      });
     }
   });
 
   it('uses the same ports as SERVICE_PORTS', () => {
-    const { SERVICES } = require(path.join(k8s, 'generate.cjs')) as { SERVICES: { name: ServiceName; port: number }[] };
+    const { SERVICES } = require(path.join(k8s, 'generate.cjs')) as {
+      SERVICES: { name: ServiceName; port: number }[];
+    };
     expect(Object.fromEntries(SERVICES.map((s) => [s.name, s.port]))).toEqual(SERVICE_PORTS);
   });
 });

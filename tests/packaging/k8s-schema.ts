@@ -20,10 +20,26 @@ type ModelClass = new (data: never) => Validatable;
 
 // apiVersion/kind -> model class and the module + interface that describe it.
 const KINDS: Record<string, { model: ModelClass; module: string; iface: string }> = {
-  'apps/v1/Deployment': { model: Deployment as unknown as ModelClass, module: 'kubernetes-models/apps/v1/Deployment', iface: 'IDeployment' },
-  'v1/Service': { model: Service as unknown as ModelClass, module: 'kubernetes-models/v1/Service', iface: 'IService' },
-  'v1/ConfigMap': { model: ConfigMap as unknown as ModelClass, module: 'kubernetes-models/v1/ConfigMap', iface: 'IConfigMap' },
-  'v1/Secret': { model: Secret as unknown as ModelClass, module: 'kubernetes-models/v1/Secret', iface: 'ISecret' },
+  'apps/v1/Deployment': {
+    model: Deployment as unknown as ModelClass,
+    module: 'kubernetes-models/apps/v1/Deployment',
+    iface: 'IDeployment',
+  },
+  'v1/Service': {
+    model: Service as unknown as ModelClass,
+    module: 'kubernetes-models/v1/Service',
+    iface: 'IService',
+  },
+  'v1/ConfigMap': {
+    model: ConfigMap as unknown as ModelClass,
+    module: 'kubernetes-models/v1/ConfigMap',
+    iface: 'IConfigMap',
+  },
+  'v1/Secret': {
+    model: Secret as unknown as ModelClass,
+    module: 'kubernetes-models/v1/Secret',
+    iface: 'ISecret',
+  },
   'autoscaling/v2/HorizontalPodAutoscaler': {
     model: HorizontalPodAutoscaler as unknown as ModelClass,
     module: 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler',
@@ -34,7 +50,11 @@ const KINDS: Record<string, { model: ModelClass; module: string; iface: string }
     module: 'kubernetes-models/policy/v1/PodDisruptionBudget',
     iface: 'IPodDisruptionBudget',
   },
-  'networking.k8s.io/v1/Ingress': { model: Ingress as unknown as ModelClass, module: 'kubernetes-models/networking.k8s.io/v1/Ingress', iface: 'IIngress' },
+  'networking.k8s.io/v1/Ingress': {
+    model: Ingress as unknown as ModelClass,
+    module: 'kubernetes-models/networking.k8s.io/v1/Ingress',
+    iface: 'IIngress',
+  },
 };
 
 /** Kinds this validator knows; any other kind in the manifests is an error. */
@@ -73,7 +93,8 @@ function typeChecker(): { checker: ts.TypeChecker; types: Map<string, ts.Type> }
   const host = ts.createCompilerHost(options);
   const getSourceFile = host.getSourceFile.bind(host);
   const fileExists = host.fileExists.bind(host);
-  host.getSourceFile = (file, lang, ...rest) => (file === virtual ? ts.createSourceFile(file, source, lang) : getSourceFile(file, lang, ...rest));
+  host.getSourceFile = (file, lang, ...rest) =>
+    file === virtual ? ts.createSourceFile(file, source, lang) : getSourceFile(file, lang, ...rest);
   host.fileExists = (file) => file === virtual || fileExists(file);
   const program = ts.createProgram([virtual], options, host);
   const checker = program.getTypeChecker();
@@ -87,7 +108,8 @@ function typeChecker(): { checker: ts.TypeChecker; types: Map<string, ts.Type> }
     const prop = rootType.getProperty(k);
     if (!prop) throw new Error(`no type for ${k}`);
     const t = checker.getTypeOfSymbol(prop);
-    if (t.flags & ts.TypeFlags.Any) throw new Error(`the type of ${k} did not resolve (is kubernetes-models installed?)`);
+    if (t.flags & ts.TypeFlags.Any)
+      throw new Error(`the type of ${k} did not resolve (is kubernetes-models installed?)`);
     types.set(k, t);
   }
   cached = { checker, types };

@@ -54,11 +54,17 @@ spec:
 function base(extra = ''): void {
   write('base/deploy.yaml', deployment);
   write('base/svc.yaml', `---\n${service}\n---\n`);
-  write('base/kustomization.yaml', `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [deploy.yaml, svc.yaml]\n${extra}`);
+  write(
+    'base/kustomization.yaml',
+    `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [deploy.yaml, svc.yaml]\n${extra}`,
+  );
 }
 
 function overlay(body: string): K8sObject[] {
-  write('overlay/kustomization.yaml', `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [../base]\n${body}`);
+  write(
+    'overlay/kustomization.yaml',
+    `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [../base]\n${body}`,
+  );
   return renderKustomization(path.join(root, 'overlay'));
 }
 
@@ -73,7 +79,9 @@ describe('renderKustomization', () => {
 
   it('sets the namespace and labels, on pod templates only with includeTemplates', () => {
     base();
-    const objs = overlay(`namespace: team\nlabels:\n  - pairs: { env: dev }\n    includeTemplates: true\n  - pairs: { tier: front }\n`);
+    const objs = overlay(
+      `namespace: team\nlabels:\n  - pairs: { env: dev }\n    includeTemplates: true\n  - pairs: { tier: front }\n`,
+    );
     const d = find(objs, 'Deployment');
     expect(objs.every((o) => o.metadata.namespace === 'team')).toBe(true);
     expect(d.metadata.labels).toEqual({ app: 'web', env: 'dev', tier: 'front' });
@@ -83,7 +91,9 @@ describe('renderKustomization', () => {
 
   it('rewrites image tags and names, keeping a registry port in the name', () => {
     base();
-    const objs = overlay(`images:\n  - name: registry.local:5000/acme/web\n    newTag: "2.0"\n  - name: busybox\n    newName: mirror/busybox\n    digest: sha256:abc\n`);
+    const objs = overlay(
+      `images:\n  - name: registry.local:5000/acme/web\n    newTag: "2.0"\n  - name: busybox\n    newName: mirror/busybox\n    digest: sha256:abc\n`,
+    );
     const [web, sidecar] = find(objs, 'Deployment').spec.template.spec.containers;
     expect(web.image).toBe('registry.local:5000/acme/web:2.0');
     expect(sidecar.image).toBe('mirror/busybox@sha256:abc');
@@ -108,24 +118,37 @@ describe('renderKustomization', () => {
 
   it('applies an inline JSON 6902 patch to every target match', () => {
     base();
-    const objs = overlay('patches:\n  - target: { kind: Service }\n    patch: |-\n      - op: replace\n        path: /spec/ports/0/port\n        value: 8080\n');
+    const objs = overlay(
+      'patches:\n  - target: { kind: Service }\n    patch: |-\n      - op: replace\n        path: /spec/ports/0/port\n        value: 8080\n',
+    );
     expect(find(objs, 'Service').spec.ports[0].port).toBe(8080);
     expect(find(objs, 'Deployment').spec.template.spec.containers[0].ports[0].containerPort).toBe(80);
   });
 
   it('fails a JSON 6902 replace of a missing path, as kustomize does', () => {
     base();
-    expect(() => overlay('patches:\n  - target: { kind: Service }\n    patch: |-\n      - op: replace\n        path: /spec/nothing\n        value: 1\n')).toThrow();
+    expect(() =>
+      overlay(
+        'patches:\n  - target: { kind: Service }\n    patch: |-\n      - op: replace\n        path: /spec/nothing\n        value: 1\n',
+      ),
+    ).toThrow();
   });
 
   it('treats the target name as an anchored regular expression', () => {
     base();
-    expect(() => overlay('patches:\n  - target: { kind: Service, name: we }\n    patch: "[{op: add, path: /metadata/labels, value: {}}]"\n')).toThrow(/matches no resource/);
+    expect(() =>
+      overlay(
+        'patches:\n  - target: { kind: Service, name: we }\n    patch: "[{op: add, path: /metadata/labels, value: {}}]"\n',
+      ),
+    ).toThrow(/matches no resource/);
   });
 
   it('rejects patches that match nothing and JSON 6902 patches without a target', () => {
     base();
-    write('overlay/p.yaml', 'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: other }\nspec: { replicas: 1 }\n');
+    write(
+      'overlay/p.yaml',
+      'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: other }\nspec: { replicas: 1 }\n',
+    );
     expect(() => overlay('patches:\n  - path: p.yaml\n')).toThrow(/matches no resource/);
     expect(() => overlay('patches:\n  - patch: "[{op: remove, path: /spec}]"\n')).toThrow(/needs a target/);
   });
@@ -133,17 +156,29 @@ describe('renderKustomization', () => {
   it('refuses kustomize features it does not implement instead of ignoring them', () => {
     base();
     expect(() => overlay('namePrefix: x-\n')).toThrow(/unsupported kustomization field "namePrefix"/);
-    expect(() => overlay('commonLabels: { a: b }\n')).toThrow(/unsupported kustomization field "commonLabels"/);
-    expect(() => overlay('labels:\n  - pairs: { a: b }\n    includeSelectors: true\n')).toThrow(/includeSelectors/);
-    expect(() => overlay('patches:\n  - target: { labelSelector: "a=b" }\n    patch: "[]"\n')).toThrow(/labelSelector/);
-    write('overlay/d.yaml', 'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: web }\nspec:\n  $patch: replace\n');
+    expect(() => overlay('commonLabels: { a: b }\n')).toThrow(
+      /unsupported kustomization field "commonLabels"/,
+    );
+    expect(() => overlay('labels:\n  - pairs: { a: b }\n    includeSelectors: true\n')).toThrow(
+      /includeSelectors/,
+    );
+    expect(() => overlay('patches:\n  - target: { labelSelector: "a=b" }\n    patch: "[]"\n')).toThrow(
+      /labelSelector/,
+    );
+    write(
+      'overlay/d.yaml',
+      'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: web }\nspec:\n  $patch: replace\n',
+    );
     expect(() => overlay('patches:\n  - path: d.yaml\n')).toThrow(/\$patch/);
   });
 
   it('rejects duplicate resources', () => {
     base();
     write('overlay/again.yaml', service);
-    write('overlay/kustomization.yaml', 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [../base, again.yaml]\n');
+    write(
+      'overlay/kustomization.yaml',
+      'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [../base, again.yaml]\n',
+    );
     expect(() => renderKustomization(path.join(root, 'overlay'))).toThrow(/duplicate resource/);
   });
 });

@@ -24,7 +24,12 @@ import { parse as parseYaml, parseAllDocuments } from 'yaml';
 export interface K8sObject {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   [field: string]: unknown;
 }
 
@@ -58,14 +63,34 @@ interface ImageEntry {
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type JsonObject = { [k: string]: Json };
 
-const SUPPORTED_FIELDS = new Set(['apiVersion', 'kind', 'resources', 'namespace', 'labels', 'commonAnnotations', 'images', 'patches']);
+const SUPPORTED_FIELDS = new Set([
+  'apiVersion',
+  'kind',
+  'resources',
+  'namespace',
+  'labels',
+  'commonAnnotations',
+  'images',
+  'patches',
+]);
 const SUPPORTED_TARGET_FIELDS = new Set(['group', 'version', 'kind', 'name', 'namespace']);
-const CLUSTER_SCOPED = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'PersistentVolume', 'StorageClass', 'PriorityClass', 'IngressClass']);
+const CLUSTER_SCOPED = new Set([
+  'Namespace',
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'CustomResourceDefinition',
+  'PersistentVolume',
+  'StorageClass',
+  'PriorityClass',
+  'IngressClass',
+]);
 const POD_TEMPLATE_KINDS = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job']);
 
 /** Renders the kustomization in `dir` (and everything it references) into a list of objects. */
 export function renderKustomization(dir: string): K8sObject[] {
-  const file = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'].map((f) => path.join(dir, f)).find((f) => existsSync(f));
+  const file = ['kustomization.yaml', 'kustomization.yml', 'Kustomization']
+    .map((f) => path.join(dir, f))
+    .find((f) => existsSync(f));
   if (!file) throw new Error(`no kustomization.yaml in ${dir}`);
   const k = parseYaml(readFileSync(file, 'utf8')) as Record<string, unknown>;
   for (const field of Object.keys(k)) {
@@ -75,22 +100,29 @@ export function renderKustomization(dir: string): K8sObject[] {
 
   const objects: K8sObject[] = [];
   for (const ref of (k.resources as string[] | undefined) ?? []) {
-    if (/^[a-z]+:\/\//i.test(ref) || ref.includes('?ref=')) throw new Error(`${file}: remote resources are not supported: ${ref}`);
+    if (/^[a-z]+:\/\//i.test(ref) || ref.includes('?ref='))
+      throw new Error(`${file}: remote resources are not supported: ${ref}`);
     const target = path.resolve(dir, ref);
     const loaded = statSync(target).isDirectory() ? renderKustomization(target) : loadObjects(target);
     for (const obj of loaded) {
-      if (objects.some((o) => sameId(o, obj))) throw new Error(`${file}: duplicate resource ${describe(obj)}`);
+      if (objects.some((o) => sameId(o, obj)))
+        throw new Error(`${file}: duplicate resource ${describe(obj)}`);
       objects.push(obj);
     }
   }
 
-  for (const entry of (k.patches as PatchEntry[] | undefined) ?? []) applyPatchEntry(objects, entry, dir, file);
+  for (const entry of (k.patches as PatchEntry[] | undefined) ?? [])
+    applyPatchEntry(objects, entry, dir, file);
   if (typeof k.namespace === 'string') {
     for (const o of objects) if (!CLUSTER_SCOPED.has(o.kind)) o.metadata.namespace = k.namespace;
   }
   for (const entry of (k.labels as LabelEntry[] | undefined) ?? []) applyLabels(objects, entry, file);
   if (k.commonAnnotations) {
-    for (const o of objects) o.metadata.annotations = { ...o.metadata.annotations, ...(k.commonAnnotations as Record<string, string>) };
+    for (const o of objects)
+      o.metadata.annotations = {
+        ...o.metadata.annotations,
+        ...(k.commonAnnotations as Record<string, string>),
+      };
   }
   for (const image of (k.images as ImageEntry[] | undefined) ?? []) applyImage(objects, image);
   return objects;
@@ -102,7 +134,8 @@ function loadObjects(file: string): K8sObject[] {
     if (doc.errors.length) throw new Error(`${file}: ${doc.errors[0].message}`);
     const obj = doc.toJS() as K8sObject | null;
     if (obj === null) continue;
-    if (!obj.apiVersion || !obj.kind || !obj.metadata?.name) throw new Error(`${file}: every object needs apiVersion, kind and metadata.name`);
+    if (!obj.apiVersion || !obj.kind || !obj.metadata?.name)
+      throw new Error(`${file}: every object needs apiVersion, kind and metadata.name`);
     out.push(obj);
   }
   return out;
@@ -110,7 +143,9 @@ function loadObjects(file: string): K8sObject[] {
 
 function groupVersion(apiVersion: string): { group: string; version: string } {
   const i = apiVersion.lastIndexOf('/');
-  return i < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, i), version: apiVersion.slice(i + 1) };
+  return i < 0
+    ? { group: '', version: apiVersion }
+    : { group: apiVersion.slice(0, i), version: apiVersion.slice(i + 1) };
 }
 
 function sameId(a: K8sObject, b: K8sObject): boolean {
@@ -139,12 +174,15 @@ function matches(o: K8sObject, t: PatchTarget): boolean {
 
 function applyPatchEntry(objects: K8sObject[], entry: PatchEntry, dir: string, file: string): void {
   for (const field of Object.keys(entry)) {
-    if (!['path', 'patch', 'target'].includes(field)) throw new Error(`${file}: unsupported patch field "${field}"`);
+    if (!['path', 'patch', 'target'].includes(field))
+      throw new Error(`${file}: unsupported patch field "${field}"`);
   }
-  if ((entry.path === undefined) === (entry.patch === undefined)) throw new Error(`${file}: a patch needs exactly one of path and patch`);
+  if ((entry.path === undefined) === (entry.patch === undefined))
+    throw new Error(`${file}: a patch needs exactly one of path and patch`);
   if (entry.target) {
     for (const field of Object.keys(entry.target)) {
-      if (!SUPPORTED_TARGET_FIELDS.has(field)) throw new Error(`${file}: unsupported patch target field "${field}"`);
+      if (!SUPPORTED_TARGET_FIELDS.has(field))
+        throw new Error(`${file}: unsupported patch target field "${field}"`);
     }
   }
   const source = entry.path ? path.resolve(dir, entry.path) : `${file} (inline patch)`;
@@ -153,14 +191,16 @@ function applyPatchEntry(objects: K8sObject[], entry: PatchEntry, dir: string, f
   if (Array.isArray(content)) {
     if (!entry.target) throw new Error(`${source}: a JSON 6902 patch needs a target`);
     const selected = objects.filter((o) => matches(o, entry.target as PatchTarget));
-    if (!selected.length) throw new Error(`${source}: target ${JSON.stringify(entry.target)} matches no resource`);
+    if (!selected.length)
+      throw new Error(`${source}: target ${JSON.stringify(entry.target)} matches no resource`);
     for (const o of selected) {
       // validate=true makes `replace`/`remove` of a missing path an error, as in kustomize.
       applyPatch(o, content as unknown as Operation[], true, true);
     }
     return;
   }
-  if (!content || typeof content !== 'object') throw new Error(`${source}: a patch must be a YAML list (JSON 6902) or map (strategic merge)`);
+  if (!content || typeof content !== 'object')
+    throw new Error(`${source}: a patch must be a YAML list (JSON 6902) or map (strategic merge)`);
   const patch = content as JsonObject;
   const selected = entry.target
     ? objects.filter((o) => matches(o, entry.target as PatchTarget))
@@ -180,7 +220,8 @@ function applyPatchEntry(objects: K8sObject[], entry: PatchEntry, dir: string, f
     if (entry.target) {
       delete body.apiVersion;
       delete body.kind;
-      if (body.metadata && typeof body.metadata === 'object' && !Array.isArray(body.metadata)) delete (body.metadata as JsonObject).name;
+      if (body.metadata && typeof body.metadata === 'object' && !Array.isArray(body.metadata))
+        delete (body.metadata as JsonObject).name;
     }
     strategicMerge(o as unknown as JsonObject, body, [], source);
   }
@@ -213,7 +254,12 @@ function isObject(v: Json | undefined): v is JsonObject {
 }
 
 /** Strategic merge of `patch` into `target` in place (maps merge, keyed lists merge by key, null deletes). */
-export function strategicMerge(target: JsonObject, patch: JsonObject, parents: readonly string[], source: string): void {
+export function strategicMerge(
+  target: JsonObject,
+  patch: JsonObject,
+  parents: readonly string[],
+  source: string,
+): void {
   for (const [key, value] of Object.entries(patch)) {
     if (key.startsWith('$')) throw new Error(`${source}: strategic merge directive ${key} is not supported`);
     if (value === null) {
@@ -223,10 +269,16 @@ export function strategicMerge(target: JsonObject, patch: JsonObject, parents: r
     const current = target[key];
     if (isObject(value) && isObject(current)) {
       strategicMerge(current, value, [...parents, key], source);
-    } else if (Array.isArray(value) && Array.isArray(current) && mergeKey(key, parents) && value.every(isObject)) {
+    } else if (
+      Array.isArray(value) &&
+      Array.isArray(current) &&
+      mergeKey(key, parents) &&
+      value.every(isObject)
+    ) {
       const mk = mergeKey(key, parents) as string;
       for (const item of value as JsonObject[]) {
-        if (Object.keys(item).some((k) => k.startsWith('$'))) throw new Error(`${source}: strategic merge directives in ${key} are not supported`);
+        if (Object.keys(item).some((k) => k.startsWith('$')))
+          throw new Error(`${source}: strategic merge directives in ${key} are not supported`);
         if (item[mk] === undefined) throw new Error(`${source}: item of ${key} lacks its merge key ${mk}`);
         const existing = (current as Json[]).find((c) => isObject(c) && c[mk] === item[mk]);
         if (isObject(existing)) strategicMerge(existing, item, [...parents, key], source);
@@ -246,7 +298,8 @@ function podTemplates(o: K8sObject): JsonObject[] {
 
 function applyLabels(objects: K8sObject[], entry: LabelEntry, file: string): void {
   for (const field of Object.keys(entry)) {
-    if (!['pairs', 'includeSelectors', 'includeTemplates'].includes(field)) throw new Error(`${file}: unsupported labels field "${field}"`);
+    if (!['pairs', 'includeSelectors', 'includeTemplates'].includes(field))
+      throw new Error(`${file}: unsupported labels field "${field}"`);
   }
   // Adding labels to selectors changes immutable Deployment selectors; not supported on purpose.
   if (entry.includeSelectors) throw new Error(`${file}: labels.includeSelectors: true is not supported`);
@@ -270,7 +323,8 @@ export function parseImage(ref: string): { name: string; tag?: string; digest?: 
     rest = rest.slice(0, at);
   }
   const colon = rest.lastIndexOf(':');
-  if (colon > rest.lastIndexOf('/')) return { name: rest.slice(0, colon), tag: rest.slice(colon + 1), digest };
+  if (colon > rest.lastIndexOf('/'))
+    return { name: rest.slice(0, colon), tag: rest.slice(colon + 1), digest };
   return { name: rest, digest };
 }
 
@@ -285,7 +339,8 @@ function applyImage(objects: K8sObject[], image: ImageEntry): void {
           const name = image.newName ?? parsed.name;
           if (image.digest) c.image = `${name}@${image.digest}`;
           else if (image.newTag) c.image = `${name}:${image.newTag}`;
-          else c.image = `${name}${parsed.tag ? `:${parsed.tag}` : ''}${parsed.digest ? `@${parsed.digest}` : ''}`;
+          else
+            c.image = `${name}${parsed.tag ? `:${parsed.tag}` : ''}${parsed.digest ? `@${parsed.digest}` : ''}`;
         }
       }
     }

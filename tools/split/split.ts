@@ -30,7 +30,8 @@ export interface SplitPlatform {
   stop(): Promise<void>;
 }
 
-const root = path.resolve(__dirname, '..', '..', '..');
+// Runs from tools/split (tests, via SWC in Jest) or dist/tools/split (npm run start:split).
+const root = path.resolve(__dirname, path.basename(path.resolve(__dirname, '..', '..')) === 'dist' ? '../../..' : '../..');
 
 async function waitHealthy(url: string, proc: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -1,9 +1,8 @@
-import type { NextFunction, Request, Response } from 'express';
 import httpProxy from 'http-proxy';
 import { Agent, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import { errorBody } from '@flowplane/platform/http';
+import { errorBody, REQUEST_ID_HEADER, requestIdOf } from '@flowplane/platform/http';
 import { type UpstreamService, UPSTREAM_SERVICES } from './gateway.env';
 import { serviceForApiPath } from './route-table';
 
@@ -18,7 +17,13 @@ export interface ProxyOptions {
   /** Requests per minute per client; 0 disables. */
   rateLimit: number;
   trustProxy: boolean;
+  /** Records the request in the service's HTTP metrics. */
+  observe?: (req: IncomingMessage, res: ServerResponse) => void;
+  /** CORS handler (the `cors` middleware) when cross-origin access is configured. */
+  cors?: (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
 }
+
+const API_PREFIX_LENGTH = '/api/v1'.length;
 
 type ProxiedRequest = IncomingMessage & { flowplaneService?: UpstreamService; flowplaneTimedOut?: boolean; flowplaneTooLarge?: boolean };
 
@@ -96,42 +101,62 @@ export class GatewayProxy {
     }
   }
 
-  /** Express middleware for /api/v1: proxies what the gateway does not answer itself. */
-  middleware() {
-    return (req: Request, res: Response, next: NextFunction) => {
-      const path = req.path;
-      if (!path.startsWith('/api/v1/') && path !== '/api/v1') return next();
+  /**
+   * Fast path in front of Express for every proxied request: request id, metrics, CORS, rate limit,
+   * body limit, forwarding. Returns false for what the gateway answers itself (its own routes, docs,
+   * probes), which then goes through Nest as usual.
+   */
+  handle(req: IncomingMessage, res: ServerResponse): boolean {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    if (!path.startsWith('/api/v1/') || OWN_PATHS.has(path)) return false;
+    const probe = SERVICE_PROBE.exec(path);
+    const service = probe ? (probe[1] as UpstreamService) : serviceForApiPath(path.slice(API_PREFIX_LENGTH));
+    const id = requestIdOf(req);
+    req.headers[REQUEST_ID_HEADER] = id;
+    res.setHeader('X-Request-Id', id);
+    (res as ServerResponse & { locals?: object }).locals = { metricsRoute: `proxy:${service}` };
+    this.o.observe?.(req, res);
+    const rewrite = probe ? `/${probe[2]}` : undefined;
+    const go = () => {
+      if (!this.limiter) return this.forward(req as ProxiedRequest, res, service, rewrite);
       void this.overLimit(req).then((wait) => {
-        if (wait !== undefined) {
-          sendJson(res, 429, errorBody(429, `rate limit exceeded; retry in ${wait} s`), { 'Retry-After': String(wait) });
-          return;
-        }
-        if (OWN_PATHS.has(path)) return next();
-        const probe = SERVICE_PROBE.exec(path);
-        if (probe) return this.forward(req, res, probe[1] as UpstreamService, `/${probe[2]}`);
-        this.forward(req, res, serviceForApiPath(path.slice('/api/v1'.length)));
+        if (wait !== undefined) sendJson(res, 429, errorBody(429, `rate limit exceeded; retry in ${wait} s`), { 'Retry-After': String(wait) });
+        else this.forward(req as ProxiedRequest, res, service, rewrite);
+      });
+    };
+    if (this.o.cors && req.headers.origin) this.o.cors(req, res, go);
+    else go();
+    return true;
+  }
+
+  /** Express middleware for the gateway's own /api/v1 routes: the same per-client rate limit. */
+  middleware() {
+    return (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => {
+      if (!this.limiter) return next();
+      void this.overLimit(req).then((wait) => {
+        if (wait === undefined) return next();
+        sendJson(res, 429, errorBody(429, `rate limit exceeded; retry in ${wait} s`), { 'Retry-After': String(wait) });
       }, next);
     };
   }
 
-  private forward(req: Request, res: Response, service: UpstreamService, rewritePath?: string): void {
-    const pr = req as unknown as ProxiedRequest;
-    pr.flowplaneService = service;
-    res.locals.metricsRoute = `proxy:${service}`;
+  private forward(req: ProxiedRequest, res: ServerResponse, service: UpstreamService, rewritePath?: string): void {
+    req.flowplaneService = service;
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > this.o.bodyLimitBytes) {
       sendJson(res, 413, errorBody(413, `request body is larger than the limit of ${this.o.bodyLimitBytes} bytes`));
       req.resume();
       return;
     }
-    if (req.headers['transfer-encoding']) this.guardStreamedBody(pr, res);
+    if (req.headers['transfer-encoding']) this.guardStreamedBody(req, res);
     if (rewritePath) req.url = rewritePath;
-    else req.url = req.originalUrl;
     this.proxy.web(req, res, { target: this.o.upstreams[service] });
   }
 
   /** Chunked bodies have no declared length: count bytes as they stream and cut the request at the limit. */
-  private guardStreamedBody(req: ProxiedRequest, res: Response): void {
+  private guardStreamedBody(req: ProxiedRequest, res: ServerResponse): void {
     let seen = 0;
     req.on('data', (chunk: Buffer) => {
       seen += chunk.length;

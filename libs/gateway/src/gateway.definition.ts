@@ -1,4 +1,7 @@
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import cors from 'cors';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { HTTP_METRICS, type HttpMetricsMiddleware } from '@flowplane/platform/health';
 import type { ServiceConfig, ServiceDefinition } from '@flowplane/platform/service';
 import { type GatewayEnv, upstreamUrls } from './gateway.env';
 import { GatewayEnv as GatewayEnvClass } from './gateway.env';
@@ -21,10 +24,12 @@ export const gatewayDefinition: ServiceDefinition = {
   configure: (app, ctx) => {
     const c = ctx.config as ServiceConfig & GatewayEnv;
     const origins = c.GATEWAY_CORS_ORIGINS;
-    if (origins.length) {
-      app.enableCors({ origin: origins.includes('*') ? true : origins, credentials: true, exposedHeaders: ['X-Request-Id', 'Retry-After'], maxAge: 600 });
-    }
+    const corsOptions = { origin: origins.includes('*') ? true : origins, credentials: true, exposedHeaders: ['X-Request-Id', 'Retry-After'], maxAge: 600 };
+    if (origins.length) app.enableCors(corsOptions);
+    const metrics = app.get<HttpMetricsMiddleware>(HTTP_METRICS);
     const proxy = new GatewayProxy({
+      observe: (req, res) => metrics(req as never, res as never, () => undefined),
+      cors: origins.length ? (cors(corsOptions) as (req: IncomingMessage, res: ServerResponse, next: () => void) => void) : undefined,
       upstreams: upstreamUrls(c),
       timeoutMs: c.GATEWAY_UPSTREAM_TIMEOUT_MS,
       bodyLimitBytes: parseByteSize(c.HTTP_BODY_LIMIT),
@@ -41,6 +46,10 @@ export const gatewayDefinition: ServiceDefinition = {
     aggregator.setBase(own);
     // Swagger UI loads the merged document from /api/v1/openapi.json.
     SwaggerModule.setup('api/docs', app, own, { useGlobalPrefix: false, swaggerOptions: { url: '/api/v1/openapi.json' }, jsonDocumentUrl: 'api/docs/gateway.json', yamlDocumentUrl: 'api/docs/gateway.yaml' });
+  },
+  interceptRequest: (app) => {
+    const proxy = proxies.get(app)!;
+    return (req, res) => proxy.handle(req, res);
   },
   onListen: (app, server) => {
     const proxy = proxies.get(app)!;

@@ -6,9 +6,14 @@ import { Public } from '@flowplane/platform/auth';
 
 /** Nest token of the service's Prometheus registry. */
 export const METRICS_REGISTRY = Symbol('METRICS_REGISTRY');
+/** Nest token of the HTTP metrics middleware (for request paths that bypass Express, like the gateway's proxy). */
+export const HTTP_METRICS = Symbol('HTTP_METRICS');
+
+/** Records one request in the HTTP metrics; `res.locals.metricsRoute` labels requests without an Express route. */
+export type HttpMetricsMiddleware = (req: Request, res: Response, next: NextFunction) => void;
 
 /** A Prometheus registry with the process default metrics and the HTTP request metrics, labelled by service. */
-export function createMetricsRegistry(service: string): { registry: Registry; httpMiddleware: (req: Request, res: Response, next: NextFunction) => void } {
+export function createMetricsRegistry(service: string): { registry: Registry; httpMiddleware: HttpMetricsMiddleware } {
   const registry = new Registry();
   registry.setDefaultLabels({ service });
   collectDefaultMetrics({ register: registry });
@@ -24,7 +29,7 @@ export function createMetricsRegistry(service: string): { registry: Registry; ht
     const start = process.hrtime.bigint();
     res.once('finish', () => {
       // Label by route template, never the raw URL, so cardinality stays bounded.
-      const route = req.route?.path ? `${req.baseUrl ?? ''}${String(req.route.path)}` : (res.locals.metricsRoute as string | undefined) ?? 'unmatched';
+      const route = req.route?.path ? `${req.baseUrl ?? ''}${String(req.route.path)}` : (res.locals?.metricsRoute as string | undefined) ?? 'unmatched';
       const labels = { method: req.method, route, status: String(res.statusCode) };
       requests.inc(labels);
       latency.observe(labels, Number(process.hrtime.bigint() - start) / 1e9);

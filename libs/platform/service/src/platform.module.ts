@@ -6,7 +6,7 @@ import { LoggerModule } from 'nestjs-pino';
 import type { Registry } from 'prom-client';
 import { AuthModule, Internal } from '@flowplane/platform/auth';
 import { BusModule } from '@flowplane/platform/bus';
-import { HealthController, METRICS_REGISTRY, MetricsController, ReadinessRegistry } from '@flowplane/platform/health';
+import { HealthController, HTTP_METRICS, type HttpMetricsMiddleware, METRICS_REGISTRY, MetricsController, ReadinessRegistry } from '@flowplane/platform/health';
 import { AllExceptionsFilter, createValidationPipe, requestIdOf } from '@flowplane/platform/http';
 import { BusProbeResponder } from './bus-probe';
 import { loggerRedactPaths, redactUrl } from './redaction';
@@ -42,7 +42,7 @@ class InternalInfoController {
 @Global()
 @Module({})
 export class PlatformModule {
-  static forRoot(ctx: ServiceContext, registry: Registry, readiness: ReadinessRegistry): DynamicModule {
+  static forRoot(ctx: ServiceContext, registry: Registry, readiness: ReadinessRegistry, httpMetrics: HttpMetricsMiddleware): DynamicModule {
     const c = ctx.config;
     return {
       module: PlatformModule,
@@ -82,12 +82,13 @@ export class PlatformModule {
         { provide: STORE, useValue: ctx.store ?? null },
         { provide: VECTOR_STORE, useValue: ctx.vector ?? null },
         { provide: METRICS_REGISTRY, useValue: registry },
+        { provide: HTTP_METRICS, useValue: httpMetrics },
         { provide: ReadinessRegistry, useValue: readiness },
         ...(ctx.bus ? [BusProbeResponder] : []),
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         { provide: APP_PIPE, useFactory: createValidationPipe },
       ],
-      exports: [SERVICE_CONFIG, SERVICE_CONTEXT, STORE, VECTOR_STORE, METRICS_REGISTRY, ReadinessRegistry],
+      exports: [SERVICE_CONFIG, SERVICE_CONTEXT, STORE, VECTOR_STORE, METRICS_REGISTRY, HTTP_METRICS, ReadinessRegistry],
     };
   }
 }

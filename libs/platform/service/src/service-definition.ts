@@ -1,5 +1,5 @@
 import type { DynamicModule, INestApplication, Type } from '@nestjs/common';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { EventBus } from '@flowplane/platform/bus';
 import type { Store } from '@flowplane/platform/store';
 import type { VectorStore } from '@flowplane/platform/vector';
@@ -52,6 +52,11 @@ export interface ServiceDefinition {
   parseJsonBody?: boolean;
   /** Called before the app initialises, for raw Express middleware (the gateway's proxy). */
   configure?: (app: INestApplication, ctx: ServiceContext) => void | Promise<void>;
+  /**
+   * Optional fast path in front of Express, built once the app is initialised: return true when it
+   * answered the request itself (the gateway proxies /api/v1 this way, skipping Nest's pipeline).
+   */
+  interceptRequest?: (app: INestApplication, ctx: ServiceContext) => (req: IncomingMessage, res: ServerResponse) => boolean;
   /** Called once the HTTP server listens, for upgrade handlers (WebSockets). */
   onListen?: (app: INestApplication, server: Server, ctx: ServiceContext) => void | Promise<void>;
 }

@@ -4,7 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AuthEnv, BusEnv, CoordEnv, HttpEnv, KafkaEnv, LogEnv, loadConfig, MongoEnv, StoreEnv, VectorEnv } from '@flowplane/platform/config';
 import type { EventBus } from '@flowplane/platform/bus';
@@ -88,7 +88,7 @@ async function boot(def: ServiceDefinition, ctx: ServiceContext, owned: Array<{ 
   if (ctx.store) readiness.add('store', () => ctx.store!.ping());
   if (ctx.vector) readiness.add('vector', () => ctx.vector!.ping());
 
-  @Module({ imports: [PlatformModule.forRoot(ctx, registry, readiness), def.module(ctx)] })
+  @Module({ imports: [PlatformModule.forRoot(ctx, registry, readiness, httpMiddleware), def.module(ctx)] })
   class ServiceRootModule {}
   Object.defineProperty(ServiceRootModule, 'name', { value: `${def.name}RootModule` });
 
@@ -98,17 +98,6 @@ async function boot(def: ServiceDefinition, ctx: ServiceContext, owned: Array<{ 
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
 
-  // In-flight tracking lets shutdown wait for running requests after the listener stops accepting.
-  let inFlight = 0;
-  let drained: (() => void) | undefined;
-  app.use((req: Request, res: Response, next: () => void) => {
-    inFlight++;
-    res.once('close', () => {
-      inFlight--;
-      if (inFlight === 0) drained?.();
-    });
-    next();
-  });
   app.use(requestIdMiddleware);
   app.use(httpMiddleware);
   if (def.parseJsonBody !== false) {
@@ -138,6 +127,22 @@ async function boot(def: ServiceDefinition, ctx: ServiceContext, owned: Array<{ 
   const server = app.getHttpServer() as Server;
   server.keepAliveTimeout = 65_000;
   const port = (server.address() as AddressInfo).port;
+  // One request listener in front of Express: in-flight tracking (so shutdown can wait for running
+  // requests after the listener stops accepting) and the definition's fast path, if any.
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+  const expressListeners = server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
+  server.removeAllListeners('request');
+  const intercept = def.interceptRequest?.(app, ctx);
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    inFlight++;
+    res.once('close', () => {
+      inFlight--;
+      if (inFlight === 0) drained?.();
+    });
+    if (intercept?.(req, res)) return;
+    for (const l of expressListeners) l(req, res);
+  });
   await def.onListen?.(app, server, ctx);
   const log = new NestLogger(def.name);
   log.log(`listening on port ${port}`);

@@ -1,0 +1,61 @@
+import autocannon from 'autocannon';
+import { type ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+
+export interface BenchResult {
+  name: string;
+  ours: number;
+  baseline: number;
+  unit: string;
+  ratio: number;
+  notes?: string;
+}
+
+const root = path.resolve(__dirname, '..', '..');
+
+function measure(url: string, seconds: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    autocannon({ url, connections: 100, duration: seconds, pipelining: 1 }, (err, res) => (err ? reject(err) : resolve(res.requests.average)));
+  });
+}
+
+async function startPlatform(port: number): Promise<ChildProcess> {
+  const proc = spawn(process.execPath, [path.join(root, 'dist/apps/standalone/src/main.js')], {
+    cwd: root,
+    env: { ...process.env, PORT: String(port), LOG_LEVEL: 'warn', GATEWAY_RATE_LIMIT: '0', STORE: 'memory', DATA_DIR: '/tmp/flowplane-bench' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    proc.stdout!.on('data', (d: Buffer) => d.toString().includes('Flowplane is running') && resolve());
+    proc.once('exit', (code) => reject(new Error(`standalone exited with ${code}`)));
+  });
+  return proc;
+}
+
+/**
+ * Gateway overhead: requests/s of `GET /api/v1/profiles/healthz` through the gateway next to
+ * `GET /healthz` on the profiles service directly (autocannon, 100 connections, same run).
+ * The platform runs in a child process (standalone: every service in one process), autocannon here.
+ */
+export async function run(seconds = Number(process.env.BENCH_SECONDS ?? 10)): Promise<BenchResult[]> {
+  const port = 18480;
+  const proc = await startPlatform(port);
+  try {
+    const direct = `http://127.0.0.1:${port + 3}/healthz`;
+    const proxied = `http://127.0.0.1:${port}/api/v1/profiles/healthz`;
+    await measure(direct, 2); // warm-up both paths
+    await measure(proxied, 2);
+    const baseline = await measure(direct, seconds);
+    const ours = await measure(proxied, seconds);
+    return [{ name: 'gateway proxied GET healthz (req/s, 100 conns)', ours, baseline, unit: 'req/s', ratio: ours / baseline, notes: 'baseline: the same service called directly' }];
+  } finally {
+    proc.kill('SIGTERM');
+  }
+}
+
+if (require.main === module) {
+  void run().then((rows) => {
+    console.table(rows);
+    console.log(JSON.stringify(rows));
+  });
+}

@@ -1,0 +1,350 @@
+/**
+ * Embedded VectorStore: in-process hnswlib indexes, persisted under a directory (or memory only).
+ * Writes apply to memory at once and reach disk on a flush at most `flushDelayMs` after the first
+ * unsaved change, and on close(): a crash loses at most that window, never consistency (see
+ * hnsw-collection.persistence.ts). One process must own a directory at a time.
+ */
+import {
+  DEFAULT_HNSW_TUNING,
+  HnswCollection,
+  type HnswTuning,
+  type IndexablePoint,
+} from './hnsw-collection.engine';
+import { loadCollections, removeCollection, saveCollection } from './hnsw-collection.persistence';
+import { compileVectorFilter, type PointPredicate } from './vector-filter.compiler';
+import {
+  assertIndexName,
+  assertIndexParams,
+  assertLimit,
+  assertVector,
+  canonicalPointId,
+  clonePayload,
+  dedupePointsLastWins,
+} from './vector-input.validator';
+import {
+  VectorIndexConflictError,
+  VectorIndexNotFoundError,
+  VectorStoreUnavailableError,
+  VectorValidationError,
+} from './vector-store.errors';
+import type {
+  VectorHit,
+  VectorIndexInfo,
+  VectorIndexParams,
+  VectorPoint,
+  VectorPointId,
+  VectorQuery,
+  VectorScrollPage,
+  VectorScrollRequest,
+  VectorStore,
+} from './vector-store.port';
+
+export interface EmbeddedVectorStoreOptions {
+  /** Directory holding one sub-directory per index; absent keeps everything in memory (tests). */
+  dir?: string;
+  /** Longest time a change stays only in memory (default 1000 ms). */
+  flushDelayMs?: number;
+  /** HNSW parameters; defaults M=16, efConstruction=200, efSearch=64. */
+  hnsw?: Partial<HnswTuning>;
+}
+
+interface CollectionState {
+  collection: HnswCollection;
+  /** Generation last committed to disk (0 = never saved). */
+  generation: number;
+}
+
+export class EmbeddedVectorStore implements VectorStore {
+  readonly backend = 'embedded' as const;
+  private readonly dir: string | undefined;
+  private readonly flushDelayMs: number;
+  private readonly tuning: HnswTuning;
+  private readonly collections = new Map<string, CollectionState>();
+  private readonly dirty = new Set<string>();
+  private readonly ready: Promise<void>;
+  private loadError: unknown = null;
+  private flushError: unknown = null;
+  private flushTimer: NodeJS.Timeout | null = null;
+  private closed = false;
+  /** Serialises mutations with flushes: the graph must not change while hnswlib writes it. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(options: EmbeddedVectorStoreOptions = {}) {
+    this.dir = options.dir;
+    this.flushDelayMs = options.flushDelayMs ?? 1000;
+    this.tuning = { ...DEFAULT_HNSW_TUNING, ...options.hnsw };
+    this.ready = this.load().catch((err: unknown) => {
+      this.loadError = err;
+    });
+  }
+
+  async createIndex(name: string, params: VectorIndexParams): Promise<void> {
+    assertIndexName(name);
+    assertIndexParams(params);
+    await this.exclusive(() => {
+      const existing = this.collections.get(name)?.collection;
+      if (existing) {
+        if (existing.dim !== params.dim || existing.distance !== params.distance) {
+          throw new VectorIndexConflictError(
+            name,
+            { dim: existing.dim, distance: existing.distance },
+            params,
+          );
+        }
+        return;
+      }
+      const collection = HnswCollection.create(name, params.dim, params.distance, this.tuning);
+      this.collections.set(name, { collection, generation: 0 });
+      this.markDirty(name);
+    });
+  }
+
+  async getIndex(name: string): Promise<VectorIndexInfo | null> {
+    assertIndexName(name);
+    await this.open();
+    const c = this.collections.get(name)?.collection;
+    return c ? { name, dim: c.dim, distance: c.distance, count: c.count } : null;
+  }
+
+  async listIndexes(): Promise<VectorIndexInfo[]> {
+    await this.open();
+    return [...this.collections.values()]
+      .map(({ collection: c }) => ({ name: c.name, dim: c.dim, distance: c.distance, count: c.count }))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  async deleteIndex(name: string): Promise<boolean> {
+    assertIndexName(name);
+    return this.exclusive(async () => {
+      const existed = this.collections.delete(name);
+      this.dirty.delete(name);
+      if (this.dir && existed) await removeCollection(this.dir, name);
+      return existed;
+    });
+  }
+
+  async upsert(name: string, points: VectorPoint[]): Promise<void> {
+    assertIndexName(name);
+    if (!Array.isArray(points)) throw new VectorValidationError('points must be an array');
+    // Everything except the dimension is checked before taking the lock, the dimension inside
+    // it, and all before the first write, so a bad point never leaves the batch half-applied.
+    const prepared: IndexablePoint[] = points.map((p) => {
+      if (!p || typeof p !== 'object')
+        throw new VectorValidationError('each point must be an object {id, vector, payload?}');
+      const id = canonicalPointId(p.id);
+      assertVector(name, p.vector);
+      return { id, vector: p.vector.slice(), payload: clonePayload(p.payload) };
+    });
+    await this.exclusive(() => {
+      const c = this.require(name);
+      for (const p of prepared) assertVector(name, p.vector, c.dim);
+      if (!prepared.length) return;
+      c.upsert(dedupePointsLastWins(prepared));
+      this.markDirty(name);
+    });
+  }
+
+  async delete(name: string, ids: VectorPointId[]): Promise<void> {
+    assertIndexName(name);
+    if (!Array.isArray(ids)) throw new VectorValidationError('ids must be an array');
+    const canonical = ids.map(canonicalPointId);
+    await this.exclusive(() => {
+      const c = this.require(name);
+      const before = c.count;
+      c.delete(canonical);
+      if (c.count !== before) this.markDirty(name);
+    });
+  }
+
+  async query(name: string, query: VectorQuery): Promise<VectorHit[]> {
+    assertIndexName(name);
+    if (!query || typeof query !== 'object')
+      throw new VectorValidationError('query must be an object {vector, limit, filter?}');
+    assertVector(name, query.vector);
+    assertLimit(query.limit);
+    const predicate = compileOptionalFilter(query.filter);
+    await this.open();
+    const c = this.require(name);
+    assertVector(name, query.vector, c.dim);
+    return c.query(query.vector, query.limit, predicate);
+  }
+
+  async scroll(name: string, request: VectorScrollRequest): Promise<VectorScrollPage> {
+    assertIndexName(name);
+    if (!request || typeof request !== 'object')
+      throw new VectorValidationError('scroll request must be an object {limit, offset?, filter?}');
+    assertLimit(request.limit);
+    const offset =
+      request.offset === undefined || request.offset === null ? null : canonicalPointId(request.offset);
+    const predicate = compileOptionalFilter(request.filter);
+    await this.open();
+    const c = this.require(name);
+    return c.scroll(
+      request.limit,
+      offset,
+      predicate,
+      request.withPayload ?? true,
+      request.withVectors ?? false,
+    );
+  }
+
+  async ping(): Promise<void> {
+    await this.open();
+    if (this.flushError) {
+      throw new VectorStoreUnavailableError(
+        `embedded vector store cannot persist to ${this.dir}: ${errorMessage(this.flushError)}`,
+        {
+          cause: this.flushError,
+        },
+      );
+    }
+  }
+
+  /** Resolves once the directory is loaded; rejects with `VectorStoreUnavailableError` when it could not be (or the store is closed). */
+  async opened(): Promise<void> {
+    await this.open();
+  }
+
+  /** Writes every unsaved change to disk now (no-op in memory mode). */
+  async flush(): Promise<void> {
+    await this.open();
+    await this.exclusive(() => this.flushDirty(), true);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.ready;
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    try {
+      if (!this.loadError) await this.exclusive(() => this.flushDirty(), true);
+    } finally {
+      this.collections.clear();
+      this.dirty.clear();
+    }
+  }
+
+  private async load(): Promise<void> {
+    if (!this.dir) return;
+    for (const persisted of await loadCollections(this.dir)) {
+      const { meta } = persisted;
+      const collection = await HnswCollection.restore(
+        meta.name,
+        meta.dim,
+        meta.distance,
+        this.tuning,
+        persisted.graphFile,
+        persisted.entries,
+        meta.nextLabel,
+      );
+      this.collections.set(meta.name, { collection, generation: meta.generation });
+    }
+  }
+
+  /** Waits for loading and rejects when the store is closed or could not load its directory. */
+  private async open(): Promise<void> {
+    await this.ready;
+    if (this.closed) throw new VectorStoreUnavailableError('embedded vector store is closed');
+    if (this.loadError) {
+      throw new VectorStoreUnavailableError(
+        `embedded vector store could not load ${this.dir}: ${errorMessage(this.loadError)}`,
+        {
+          cause: this.loadError,
+        },
+      );
+    }
+  }
+
+  /** Runs `fn` after every earlier mutation and flush; `internal` skips the closed check (close's own flush). */
+  private exclusive<T>(fn: () => T | Promise<T>, internal = false): Promise<T> {
+    const run = this.queue.then(async () => {
+      if (internal) await this.ready;
+      else await this.open();
+      return fn();
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private require(name: string): HnswCollection {
+    const c = this.collections.get(name)?.collection;
+    if (!c) throw new VectorIndexNotFoundError(name);
+    return c;
+  }
+
+  private markDirty(name: string): void {
+    if (!this.dir) return;
+    this.dirty.add(name);
+    this.scheduleFlush();
+  }
+
+  // Not a sliding debounce: the timer starts at the first unsaved change and is not pushed back,
+  // so a steady stream of writes still reaches disk every `flushDelayMs`.
+  private scheduleFlush(): void {
+    if (this.flushTimer || this.closed) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = null;
+      this.exclusive(() => this.flushDirty()).catch(() => undefined);
+    }, this.flushDelayMs);
+    this.flushTimer.unref();
+  }
+
+  private async flushDirty(): Promise<void> {
+    if (!this.dir) return;
+    const dir = this.dir;
+    for (const name of [...this.dirty]) {
+      const state = this.collections.get(name);
+      if (!state) {
+        this.dirty.delete(name);
+        continue;
+      }
+      const { entries, nextLabel } = state.collection.snapshot();
+      const generation = state.generation + 1;
+      try {
+        await saveCollection(
+          dir,
+          {
+            format: 1,
+            name,
+            dim: state.collection.dim,
+            distance: state.collection.distance,
+            generation,
+            nextLabel,
+            count: entries.length,
+          },
+          entries,
+          (file) => state.collection.writeGraph(file),
+        );
+      } catch (err) {
+        // Keep the index dirty and retry on the next timer; /readyz reports the failure meanwhile.
+        this.flushError = err;
+        this.scheduleFlush();
+        throw new VectorStoreUnavailableError(
+          `could not persist vector index "${name}": ${errorMessage(err)}`,
+          { cause: err },
+        );
+      }
+      state.generation = generation;
+      this.dirty.delete(name);
+    }
+    this.flushError = null;
+  }
+}
+
+/** Embedded VectorStore under `dir` (loaded before it resolves; rejects when the directory cannot be read), or in memory when `dir` is absent. */
+export async function createEmbeddedVectorStore(
+  options: EmbeddedVectorStoreOptions = {},
+): Promise<EmbeddedVectorStore> {
+  const store = new EmbeddedVectorStore(options);
+  await store.opened();
+  return store;
+}
+
+function compileOptionalFilter(filter: unknown): PointPredicate | undefined {
+  return filter === undefined || filter === null ? undefined : compileVectorFilter(filter);
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

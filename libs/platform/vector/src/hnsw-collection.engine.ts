@@ -1,0 +1,336 @@
+/**
+ * One embedded index: an hnswlib HierarchicalNSW graph plus the maps between external point ids,
+ * hnswlib's integer labels and payloads. Inputs arrive validated (canonical ids, cloned payloads,
+ * checked vectors); this class only does the indexing and search.
+ */
+import { HierarchicalNSW, type SpaceName } from 'hnswlib-node';
+import { comparePointIds, pointIdKey } from './vector-input.validator';
+import { VectorStoreUnavailableError } from './vector-store.errors';
+import type { PointPredicate } from './vector-filter.compiler';
+import type {
+  VectorDistance,
+  VectorHit,
+  VectorPayload,
+  VectorPointId,
+  VectorScrollPage,
+  VectorScrolledPoint,
+} from './vector-store.port';
+
+/** HNSW and search tuning of the embedded adapter. */
+export interface HnswTuning {
+  /** Graph degree (hnswlib `M`). */
+  m: number;
+  /** Build-time candidate list size. */
+  efConstruction: number;
+  /** Query-time candidate list size; raised to `limit` when a query asks for more. */
+  efSearch: number;
+  /** Slots allocated when an index is created; the graph doubles when full. */
+  initialCapacity: number;
+  /** At or below this many candidate points a query scans them exactly instead of walking the graph. */
+  exactSearchThreshold: number;
+}
+
+// Measured on 20k clustered vectors (notes/infra-facts.md): M=16, efC=200, ef=50 gives recall@10 ≈ 0.9998.
+export const DEFAULT_HNSW_TUNING: HnswTuning = {
+  m: 16,
+  efConstruction: 200,
+  efSearch: 64,
+  initialCapacity: 1024,
+  exactSearchThreshold: 1000,
+};
+
+// A filter matching less than this share of the points makes hnswlib's filtered walk visit
+// roughly (1 / share) times more nodes than it returns; scanning the matches exactly is cheaper.
+const FILTERED_GRAPH_MIN_SHARE = 0.1;
+const SHARE_SAMPLE = 512;
+const MIN_SHARE_SAMPLE = 32;
+const GOLDEN_RATIO_FRACTION = 0.6180339887498949;
+const MAX_LABEL = 0xffff_ffff; // hnswlib-node passes labels as uint32
+const RANDOM_SEED = 100;
+
+const SPACES: Record<VectorDistance, SpaceName> = { cosine: 'cosine', dot: 'ip', euclid: 'l2' };
+
+/** What persistence stores per point besides the graph. */
+export interface StoredEntry {
+  id: VectorPointId;
+  label: number;
+  payload: VectorPayload;
+}
+
+interface Entry extends StoredEntry {
+  key: string;
+}
+
+/** A validated point ready to index. */
+export interface IndexablePoint {
+  id: VectorPointId;
+  vector: number[];
+  payload: VectorPayload;
+}
+
+export class HnswCollection {
+  private readonly byKey = new Map<string, Entry>();
+  private readonly byLabel = new Map<number, Entry>();
+  /** Entries in scroll order; rebuilt lazily after ids are added or removed. */
+  private sorted: Entry[] | null = null;
+
+  private constructor(
+    readonly name: string,
+    readonly dim: number,
+    readonly distance: VectorDistance,
+    private readonly graph: HierarchicalNSW,
+    private readonly tuning: HnswTuning,
+    /** Next never-used label; labels are not reused so a stale label can never alias another point. */
+    private nextLabel: number,
+  ) {}
+
+  /** A new empty index. */
+  static create(name: string, dim: number, distance: VectorDistance, tuning: HnswTuning): HnswCollection {
+    const graph = new HierarchicalNSW(SPACES[distance], dim);
+    // allowReplaceDeleted: inserts reuse the slots of deleted points, so churn does not grow memory.
+    graph.initIndex(tuning.initialCapacity, tuning.m, tuning.efConstruction, RANDOM_SEED, true);
+    return new HnswCollection(name, dim, distance, graph, tuning, 0);
+  }
+
+  /** Restores an index from a graph file written by `writeGraph` and its entries. */
+  static async restore(
+    name: string,
+    dim: number,
+    distance: VectorDistance,
+    tuning: HnswTuning,
+    graphFile: string,
+    entries: StoredEntry[],
+    nextLabel: number,
+  ): Promise<HnswCollection> {
+    const graph = new HierarchicalNSW(SPACES[distance], dim);
+    await graph.readIndex(graphFile, true);
+    if (graph.getNumDimensions() !== dim) {
+      throw new Error(`graph file ${graphFile} has dimension ${graph.getNumDimensions()}, expected ${dim}`);
+    }
+    const collection = new HnswCollection(name, dim, distance, graph, tuning, nextLabel);
+    for (const e of entries) collection.track({ ...e, key: pointIdKey(e.id) });
+    return collection;
+  }
+
+  /** Number of live points. */
+  get count(): number {
+    return this.byKey.size;
+  }
+
+  /** Inserts or replaces points (vector and payload). */
+  upsert(points: IndexablePoint[]): void {
+    for (const p of points) {
+      const key = pointIdKey(p.id);
+      const existing = this.byKey.get(key);
+      if (existing) {
+        // hnswlib updates a live label in place and repairs its neighbourhood, which keeps the
+        // slot (markDelete + re-add would leave a tombstone per update).
+        this.graph.addPoint(p.vector, existing.label);
+        existing.payload = p.payload;
+        continue;
+      }
+      this.ensureCapacity();
+      if (this.nextLabel > MAX_LABEL) {
+        throw new VectorStoreUnavailableError(`vector index "${this.name}" ran out of labels; rebuild it`);
+      }
+      const label = this.nextLabel++;
+      this.graph.addPoint(p.vector, label, true);
+      this.track({ id: p.id, key, label, payload: p.payload });
+    }
+  }
+
+  /** Removes points; unknown ids are ignored. */
+  delete(ids: VectorPointId[]): void {
+    for (const id of ids) {
+      const entry = this.byKey.get(pointIdKey(id));
+      if (!entry) continue;
+      this.graph.markDelete(entry.label);
+      this.byKey.delete(entry.key);
+      this.byLabel.delete(entry.label);
+      this.sorted = null;
+    }
+  }
+
+  /**
+   * The `limit` nearest points matching `predicate`, best first. Small pools are scanned exactly.
+   * A filter that matches a large share of the points is applied inside the graph walk (hnswlib's
+   * filter callback); a selective one is cheaper to answer by scanning just its matches, and
+   * scanning also guarantees `limit` hits whenever that many points match.
+   */
+  query(vector: number[], limit: number, predicate?: PointPredicate): VectorHit[] {
+    const total = this.byKey.size;
+    if (total === 0) return [];
+    const threshold = this.tuning.exactSearchThreshold;
+    if (!predicate) {
+      const k = Math.min(limit, total);
+      const all = (): Entry[] => [...this.byKey.values()];
+      if (total <= threshold) return this.exactSearch(vector, k, all());
+      return this.graphSearch(vector, k) ?? this.exactSearch(vector, k, all());
+    }
+    if (total > threshold && this.estimateShare(predicate) >= FILTERED_GRAPH_MIN_SHARE) {
+      const hits = this.graphSearch(vector, Math.min(limit, total), (label) => {
+        const e = this.byLabel.get(label);
+        return e !== undefined && predicate(e.id, e.payload);
+      });
+      if (hits) return hits;
+      // Fewer matches reachable than asked for: the exact scan below settles it.
+    }
+    const candidates: Entry[] = [];
+    for (const e of this.byKey.values()) if (predicate(e.id, e.payload)) candidates.push(e);
+    return this.exactSearch(vector, Math.min(limit, candidates.length), candidates);
+  }
+
+  /** One page of points in id order starting at `offset` (inclusive). */
+  scroll(
+    limit: number,
+    offset: VectorPointId | null,
+    predicate: PointPredicate | undefined,
+    withPayload: boolean,
+    withVectors: boolean,
+  ): VectorScrollPage {
+    const sorted = this.sortedEntries();
+    let i = offset === null ? 0 : lowerBound(sorted, offset);
+    const points: VectorScrolledPoint[] = [];
+    for (; i < sorted.length && points.length < limit; i++) {
+      const e = sorted[i];
+      if (predicate && !predicate(e.id, e.payload)) continue;
+      const point: VectorScrolledPoint = { id: e.id };
+      if (withPayload) point.payload = structuredClone(e.payload);
+      if (withVectors) point.vector = this.graph.getPoint(e.label);
+      points.push(point);
+    }
+    // The next page starts at the next matching id, so `nextOffset` is null exactly on the last page.
+    for (; i < sorted.length; i++) {
+      const e = sorted[i];
+      if (!predicate || predicate(e.id, e.payload)) return { points, nextOffset: e.id };
+    }
+    return { points, nextOffset: null };
+  }
+
+  /** Entries and label counter for persistence. */
+  snapshot(): { entries: StoredEntry[]; nextLabel: number } {
+    const entries = [...this.byKey.values()].map(({ id, label, payload }) => ({ id, label, payload }));
+    return { entries, nextLabel: this.nextLabel };
+  }
+
+  /** Writes the graph (with its tombstones) to `file`. */
+  async writeGraph(file: string): Promise<void> {
+    await this.graph.writeIndex(file);
+  }
+
+  private track(entry: Entry): void {
+    this.byKey.set(entry.key, entry);
+    this.byLabel.set(entry.label, entry);
+    this.sorted = null;
+  }
+
+  private ensureCapacity(): void {
+    const slots = this.graph.getCurrentCount();
+    const tombstones = slots - this.byKey.size;
+    // A tombstone is reused by the next insert, so only a graph without any needs to grow.
+    if (tombstones === 0 && slots >= this.graph.getMaxElements()) {
+      this.graph.resizeIndex(Math.max(this.tuning.initialCapacity, this.graph.getMaxElements() * 2));
+    }
+  }
+
+  /** Graph search for `k` hits, or null when the graph yields fewer (callers then scan exactly). */
+  private graphSearch(vector: number[], k: number, filter?: (label: number) => boolean): VectorHit[] | null {
+    this.graph.setEf(Math.max(this.tuning.efSearch, k));
+    const found = filter ? this.graph.searchKnn(vector, k, filter) : this.graph.searchKnn(vector, k);
+    // The graph can come up short (heavy deletion can leave regions unreachable, or few points
+    // match): callers are promised `limit` hits whenever that many points match.
+    if (found.neighbors.length < k) return null;
+    const hits: VectorHit[] = [];
+    for (let i = 0; i < found.neighbors.length; i++) {
+      const entry = this.byLabel.get(found.neighbors[i]);
+      if (entry) hits.push(this.hit(entry, this.scoreFromDistance(found.distances[i])));
+    }
+    return hits.sort((a, b) => this.compareHits(a, b));
+  }
+
+  /**
+   * Share of points matching `predicate`, estimated from up to SHARE_SAMPLE labels picked by a
+   * golden-ratio sequence (deterministic, spread over the whole label range, and not in step with
+   * periodic id patterns the way a fixed stride would be). O(sample), not a pass over every payload.
+   */
+  private estimateShare(predicate: PointPredicate): number {
+    const span = this.nextLabel;
+    const probes = Math.min(span, SHARE_SAMPLE);
+    let seen = 0;
+    let matched = 0;
+    for (let i = 0; i < probes; i++) {
+      const e = this.byLabel.get(Math.floor(((i * GOLDEN_RATIO_FRACTION) % 1) * span));
+      if (!e) continue;
+      seen++;
+      if (predicate(e.id, e.payload)) matched++;
+    }
+    // Labels mostly deleted: no reliable sample, so take the exact path.
+    return seen < MIN_SHARE_SAMPLE ? 0 : matched / seen;
+  }
+
+  private exactSearch(vector: number[], k: number, entries: Entry[]): VectorHit[] {
+    const query = this.distance === 'cosine' ? normalize(vector) : vector;
+    const scored = entries.map((e) => ({
+      id: e.id,
+      entry: e,
+      score: this.exactScore(query, this.graph.getPoint(e.label)),
+    }));
+    scored.sort((a, b) => this.compareHits(a, b));
+    return scored.slice(0, k).map((s) => this.hit(s.entry, s.score));
+  }
+
+  private exactScore(query: number[], stored: number[]): number {
+    if (this.distance === 'euclid') {
+      let sum = 0;
+      for (let i = 0; i < query.length; i++) {
+        const d = query[i] - stored[i];
+        sum += d * d;
+      }
+      return Math.sqrt(sum);
+    }
+    let dot = 0;
+    for (let i = 0; i < query.length; i++) dot += query[i] * stored[i];
+    return dot;
+  }
+
+  /** hnswlib distances are `1 - cos`, `1 - dot` and squared L2; scores are Qdrant's numbers. */
+  private scoreFromDistance(d: number): number {
+    return this.distance === 'euclid' ? Math.sqrt(Math.max(0, d)) : 1 - d;
+  }
+
+  private compareHits(
+    a: { id: VectorPointId; score: number },
+    b: { id: VectorPointId; score: number },
+  ): number {
+    const byScore = this.distance === 'euclid' ? a.score - b.score : b.score - a.score;
+    return byScore !== 0 ? byScore : comparePointIds(a.id, b.id);
+  }
+
+  private hit(entry: Entry, score: number): VectorHit {
+    return { id: entry.id, score, payload: structuredClone(entry.payload) };
+  }
+
+  private sortedEntries(): Entry[] {
+    if (!this.sorted) this.sorted = [...this.byKey.values()].sort((a, b) => comparePointIds(a.id, b.id));
+    return this.sorted;
+  }
+}
+
+function normalize(v: number[]): number[] {
+  let sum = 0;
+  for (const x of v) sum += x * x;
+  const norm = Math.sqrt(sum);
+  // hnswlib leaves a zero vector as is (similarity 0 with everything), and so does Qdrant.
+  return norm > 0 ? v.map((x) => x / norm) : v;
+}
+
+function lowerBound(sorted: Entry[], id: VectorPointId): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (comparePointIds(sorted[mid].id, id) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

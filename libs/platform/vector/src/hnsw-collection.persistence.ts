@@ -1,0 +1,159 @@
+/**
+ * On-disk layout of the embedded adapter, one directory per index under the store's dir:
+ *
+ *   <dir>/<index>/meta.json              {format, name, dim, distance, generation, nextLabel, count}
+ *   <dir>/<index>/graph-<gen>.hnsw       hnswlib graph (writeIndex), tombstones included
+ *   <dir>/<index>/points-<gen>.jsonl     one {id, label, payload} per live point
+ *
+ * A save writes the next generation's graph and points (each temp + fsync + rename), then
+ * replaces meta.json the same way. meta.json is the commit point: a crash at any moment leaves
+ * either the old or the new generation complete, never a graph paired with the wrong id map.
+ */
+import { open, readdir, readFile, rename, rm, mkdir, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import type { StoredEntry } from './hnsw-collection.engine';
+import type { VectorDistance } from './vector-store.port';
+
+const FORMAT = 1;
+const META = 'meta.json';
+
+export interface CollectionMeta {
+  format: number;
+  name: string;
+  dim: number;
+  distance: VectorDistance;
+  generation: number;
+  nextLabel: number;
+  count: number;
+}
+
+/** A collection as found on disk, ready for `HnswCollection.restore`. */
+export interface PersistedCollection {
+  meta: CollectionMeta;
+  graphFile: string;
+  entries: StoredEntry[];
+}
+
+const graphName = (gen: number): string => `graph-${gen}.hnsw`;
+const pointsName = (gen: number): string => `points-${gen}.jsonl`;
+
+/** Writes `data` to `file` atomically: a sibling temp file, fsync, rename. */
+export async function writeFileAtomic(file: string, data: string): Promise<void> {
+  const tmp = `${file}.${process.pid}.tmp`;
+  const fh = await open(tmp, 'w');
+  try {
+    await fh.writeFile(data, 'utf8');
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await rename(tmp, file);
+}
+
+async function fsyncPath(file: string): Promise<void> {
+  const fh = await open(file, 'r');
+  try {
+    await fh.sync();
+  } catch {
+    // Some filesystems refuse fsync on directories; the rename is still atomic there.
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * Saves generation `meta.generation` of a collection. `writeGraph` writes the graph to the path it
+ * is given. Files of older generations are removed once the new meta.json is in place.
+ */
+export async function saveCollection(
+  root: string,
+  meta: CollectionMeta,
+  entries: StoredEntry[],
+  writeGraph: (file: string) => Promise<void>,
+): Promise<void> {
+  const dir = path.join(root, meta.name);
+  await mkdir(dir, { recursive: true });
+  const gen = meta.generation;
+
+  const graphTmp = path.join(dir, `${graphName(gen)}.tmp`);
+  await writeGraph(graphTmp);
+  await fsyncPath(graphTmp);
+  await rename(graphTmp, path.join(dir, graphName(gen)));
+
+  const lines = entries.map((e) => JSON.stringify({ id: e.id, label: e.label, payload: e.payload }));
+  await writeFileAtomic(path.join(dir, pointsName(gen)), lines.length ? `${lines.join('\n')}\n` : '');
+  await writeFileAtomic(path.join(dir, META), JSON.stringify({ ...meta, format: FORMAT }));
+  await fsyncPath(dir);
+  await removeStaleFiles(dir, gen);
+}
+
+/** Deletes a collection's directory. */
+export async function removeCollection(root: string, name: string): Promise<void> {
+  await rm(path.join(root, name), { recursive: true, force: true });
+}
+
+/** Reads every committed collection under `root`, removing leftovers of interrupted saves. */
+export async function loadCollections(root: string): Promise<PersistedCollection[]> {
+  await mkdir(root, { recursive: true });
+  const out: PersistedCollection[] = [];
+  for (const dirent of await readdir(root, { withFileTypes: true })) {
+    if (!dirent.isDirectory()) continue;
+    const dir = path.join(root, dirent.name);
+    let metaText: string;
+    try {
+      metaText = await readFile(path.join(dir, META), 'utf8');
+    } catch (err) {
+      // No meta.json: a first save that never committed (its files are cleared when the index is
+      // saved again) or a directory that is not ours. Nothing to restore either way.
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw err;
+    }
+    const meta = parseMeta(metaText, dir);
+    const entries = parsePoints(await readFile(path.join(dir, pointsName(meta.generation)), 'utf8'), dir);
+    if (entries.length !== meta.count) {
+      throw new Error(
+        `${dir}: ${pointsName(meta.generation)} has ${entries.length} points, meta.json says ${meta.count}`,
+      );
+    }
+    await removeStaleFiles(dir, meta.generation);
+    out.push({ meta, graphFile: path.join(dir, graphName(meta.generation)), entries });
+  }
+  return out;
+}
+
+function parseMeta(text: string, dir: string): CollectionMeta {
+  const meta = JSON.parse(text) as Partial<CollectionMeta>;
+  if (
+    meta.format !== FORMAT ||
+    typeof meta.name !== 'string' ||
+    path.basename(dir) !== meta.name ||
+    typeof meta.dim !== 'number' ||
+    typeof meta.generation !== 'number' ||
+    typeof meta.nextLabel !== 'number' ||
+    typeof meta.count !== 'number' ||
+    !['cosine', 'dot', 'euclid'].includes(meta.distance as string)
+  ) {
+    throw new Error(`${dir}/${META} is not a vector index description of format ${FORMAT}`);
+  }
+  return meta as CollectionMeta;
+}
+
+function parsePoints(text: string, dir: string): StoredEntry[] {
+  const entries: StoredEntry[] = [];
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    const e = JSON.parse(line) as StoredEntry;
+    if ((typeof e.id !== 'number' && typeof e.id !== 'string') || typeof e.label !== 'number') {
+      throw new Error(`${dir}: malformed point line ${line.slice(0, 80)}`);
+    }
+    entries.push({ id: e.id, label: e.label, payload: e.payload ?? {} });
+  }
+  return entries;
+}
+
+async function removeStaleFiles(dir: string, generation: number): Promise<void> {
+  const keep = new Set([META, graphName(generation), pointsName(generation)]);
+  for (const name of await readdir(dir)) {
+    if (!keep.has(name)) await unlink(path.join(dir, name)).catch(() => undefined);
+  }
+}

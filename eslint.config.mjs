@@ -41,6 +41,9 @@ export default tseslint.config(
   { plugins: { '@nx': nx } },
   {
     files: ['**/*.ts'],
+    // Nest resolves constructor dependencies from decorator metadata: tell the type-import rule so it
+    // never turns an injected class into an `import type` (which would erase it at runtime).
+    languageOptions: { parserOptions: { emitDecoratorMetadata: true, experimentalDecorators: true } },
     rules: {
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],

@@ -86,7 +86,8 @@ describe('docker/Dockerfile', () => {
     expect(guard).toBeDefined();
     const accepted = /in (\S+)\)/.exec(guard as string)?.[1].split('|');
     expect(accepted).toEqual(APPS);
-    for (const app of APPS) expect(statSync(path.join(root, 'apps', app)).isDirectory()).toBe(true);
+    // tools/build.mjs compiles apps/<app>/src/main.ts to the dist/apps/<app>/src/main.js that CMD starts.
+    for (const app of APPS) expect(statSync(path.join(root, 'apps', app, 'src/main.ts')).isFile()).toBe(true);
     // APP is declared only in the runtime stage, so the expensive stages are shared by all images.
     for (const s of all.slice(0, -1))
       expect(s.instructions.some((i) => i.getKeyword() === 'ARG' && args(i).startsWith('APP'))).toBe(false);

@@ -215,6 +215,11 @@ describe.each(VARIANTS)('k8s %s', (variant) => {
     const backends = ing.spec.rules.flatMap((r: any) => r.http.paths.map((p: any) => p.backend.service));
     expect(backends).toEqual([{ name: 'gateway', port: { name: 'http' } }]);
     expect(get(variant, 'Service', 'gateway').spec.ports.map((p: any) => p.name)).toContain('http');
+    // Behind the Ingress the gateway must take the client address from X-Forwarded-For.
+    expect(get(variant, 'Deployment', 'gateway').spec.template.spec.containers[0].env).toContainEqual({
+      name: 'GATEWAY_TRUST_PROXY',
+      value: 'true',
+    });
     // Long-lived WebSocket (/ws) and SSE connections must not hit the controller's default 60 s timeout.
     expect(
       Number(ing.metadata.annotations['nginx.ingress.kubernetes.io/proxy-read-timeout']),

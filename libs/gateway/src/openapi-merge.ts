@@ -25,7 +25,11 @@ export function mergeOpenApi(base: OpenAPIObject, docs: Array<{ service: string;
     for (const [scheme, def] of Object.entries(doc.components?.securitySchemes ?? {})) {
       out.components!.securitySchemes = { ...(out.components!.securitySchemes ?? {}), [scheme]: def };
     }
-    for (const t of doc.tags ?? []) if (!tagNames.has(t.name)) (tagNames.add(t.name), out.tags!.push(t));
+    for (const t of doc.tags ?? []) {
+      if (tagNames.has(t.name)) continue;
+      tagNames.add(t.name);
+      out.tags!.push(t);
+    }
     for (const [path, item] of Object.entries(doc.paths ?? {})) {
       if (!path.startsWith('/api/v1/') || out.paths[path]) continue;
       let json = JSON.stringify(item);

@@ -6,7 +6,7 @@ import type { Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AuthEnv, BusEnv, CoordEnv, HttpEnv, KafkaEnv, LogEnv, loadConfig, MongoEnv, StoreEnv, VectorEnv } from '@flowplane/platform/config';
+import { AuthEnv, BusEnv, HttpEnv, KafkaEnv, LogEnv, loadConfig, MongoEnv, StoreEnv, VectorEnv } from '@flowplane/platform/config';
 import type { EventBus } from '@flowplane/platform/bus';
 import { createMetricsRegistry, ReadinessRegistry } from '@flowplane/platform/health';
 import { expressErrorHandler, requestIdMiddleware } from '@flowplane/platform/http';

@@ -2,7 +2,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 // Test-only use of the testing lib, which the boundary rule does not yet exempt for spec files.
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { describeIntegration } from '@flowplane/platform/testing';
 import { createEmbeddedVectorStore } from './embedded-vector-store.adapter';
 import { createQdrantVectorStore } from './qdrant-vector-store.adapter';

@@ -1,0 +1,62 @@
+import {
+  ArrayNotEmpty,
+  IsArray,
+  IsEmail,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  ValidateIf,
+} from 'class-validator';
+
+/**
+ * Payload of `email.send`, emitted by the `assistant/handoff-notification` template and consumed by the
+ * mail sender. The spec does not show it; the shape follows the common denominator of SMTP and mail
+ * APIs. At least one of `text` and `html` must be set. Delivery is idempotent on the envelope id.
+ */
+export class EmailSendPayload {
+  @IsArray()
+  @ArrayNotEmpty()
+  @IsEmail({}, { each: true })
+  to!: string[];
+
+  @IsOptional()
+  @IsArray()
+  @IsEmail({}, { each: true })
+  cc?: string[];
+
+  @IsOptional()
+  @IsArray()
+  @IsEmail({}, { each: true })
+  bcc?: string[];
+
+  /** Sender, `Name <address>` allowed; absent means the configured default sender. */
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  from?: string;
+
+  @IsOptional()
+  @IsEmail()
+  replyTo?: string;
+
+  @IsString()
+  @IsNotEmpty()
+  subject!: string;
+
+  /** Plain-text body; required when `html` is absent. */
+  @ValidateIf((o: EmailSendPayload) => o.html === undefined)
+  @IsString()
+  @IsNotEmpty()
+  text?: string;
+
+  /** HTML body. */
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  html?: string;
+
+  /** Id of what caused the mail (for example a handoff id), for logs and tracing. */
+  @IsOptional()
+  @IsString()
+  correlationId?: string;
+}

@@ -16,3 +16,4 @@ export * from './events/topic-payloads.registry';
 export * from './http/service-registry';
 export * from './http/service-client.errors';
 export * from './http/service-client';
+export * from './events/platform-probe.event';

@@ -35,6 +35,10 @@ export const Topics = {
   FlowsPublished: 'flows.published',
   /** One LLM call was recorded in the usage ledger. */
   LlmUsageRecorded: 'llm.usage_recorded',
+  /** The gateway's bus probe (POST /api/v1/admin/system/bus-probe); every service answers. */
+  PlatformProbe: 'platform.probe',
+  /** One service's answer to a bus probe. */
+  PlatformProbeAck: 'platform.probe_ack',
 } as const;
 
 /** Code-friendly key of a fixed topic. */
@@ -139,6 +143,8 @@ const FIXED_TOPIC_DESCRIPTORS: Readonly<Record<FixedTopic, TopicDescriptor>> = {
   'deployments.changed': { entityType: 'deployment', action: 'changed' },
   'flows.published': { entityType: 'flow', action: 'published' },
   'llm.usage_recorded': { entityType: 'llm_usage', action: 'recorded' },
+  'platform.probe': { entityType: 'platform', action: 'probe' },
+  'platform.probe_ack': { entityType: 'platform', action: 'probe_ack' },
 };
 
 /** The envelope `entitytype`/`action` of a fixed or lifecycle topic, or undefined for an unknown topic. */

@@ -10,6 +10,7 @@ import { FlowsPublishedPayload } from './flows-published.event';
 import { I18nKeysChangedPayload } from './i18n-keys-changed.event';
 import { I18nUpdatedPayload } from './i18n-updated.event';
 import { LlmUsageRecordedPayload } from './llm-usage-recorded.event';
+import { PlatformProbeAckPayload, PlatformProbePayload } from './platform-probe.event';
 import { ProfilesUpdatedPayload } from './profiles-updated.event';
 import { ContentTranslateSweepPayload, I18nTranslateSweepPayload } from './translate-sweep.event';
 
@@ -27,6 +28,8 @@ export interface TopicPayloads {
   'deployments.changed': DeploymentsChangedPayload;
   'flows.published': FlowsPublishedPayload;
   'llm.usage_recorded': LlmUsageRecordedPayload;
+  'platform.probe': PlatformProbePayload;
+  'platform.probe_ack': PlatformProbeAckPayload;
 }
 
 /** Any topic with a known payload: a fixed topic or a `<entity>.<action>` lifecycle topic. */
@@ -57,6 +60,8 @@ const PAYLOAD_CLASSES: { readonly [T in FixedTopic]: PayloadClass<TopicPayloads[
   'deployments.changed': DeploymentsChangedPayload,
   'flows.published': FlowsPublishedPayload,
   'llm.usage_recorded': LlmUsageRecordedPayload,
+  'platform.probe': PlatformProbePayload,
+  'platform.probe_ack': PlatformProbeAckPayload,
 };
 
 /** The payload class of a topic. */

@@ -1,12 +1,13 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type BeforeApplicationShutdown } from '@nestjs/common';
-import { EVENT_BUS, type EventBus } from '@flowplane/platform/bus';
+import { PlatformProbePayload, Topics } from '@flowplane/contracts';
+import { EVENT_BUS, type EventBus, validatedHandler } from '@flowplane/platform/bus';
 import { SERVICE_CONTEXT } from './tokens';
 import type { ServiceContext } from './service-definition';
 
 /** Probe topic published by the gateway's `POST /api/v1/admin/system/bus-probe`. */
-export const PLATFORM_PROBE_TOPIC = 'platform.probe';
+export const PLATFORM_PROBE_TOPIC = Topics.PlatformProbe;
 /** Answer of each service to a probe. */
-export const PLATFORM_PROBE_ACK_TOPIC = 'platform.probe_ack';
+export const PLATFORM_PROBE_ACK_TOPIC = Topics.PlatformProbeAck;
 
 /**
  * Answers bus probes: one consumer group per service (replicas share it), so each probe gets
@@ -24,12 +25,12 @@ export class BusProbeResponder implements OnApplicationBootstrap, BeforeApplicat
 
   async onApplicationBootstrap(): Promise<void> {
     if (this.ctx.name === 'gateway') return;
-    this.handle = await this.bus.subscribe([PLATFORM_PROBE_TOPIC], { groupId: `${this.ctx.name}-probe`, fromBeginning: false }, async (event) => {
-      const { probeId } = event.data as { probeId?: string };
-      if (typeof probeId !== 'string') return;
+    const handler = validatedHandler(PlatformProbePayload, async (event) => {
+      const { probeId } = event.data;
       await this.bus.publish(PLATFORM_PROBE_ACK_TOPIC, { probeId, service: this.ctx.name, pid: process.pid }, { key: probeId });
       this.log.debug(`answered probe ${probeId}`);
     });
+    this.handle = await this.bus.subscribe([PLATFORM_PROBE_TOPIC], { groupId: `${this.ctx.name}-probe`, fromBeginning: false }, handler);
   }
 
   async beforeApplicationShutdown(): Promise<void> {

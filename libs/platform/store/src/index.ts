@@ -1,1 +1,12 @@
 export * from './store.port';
+export {
+  EmbeddedStore,
+  type EmbeddedStoreOptions,
+  createEmbeddedStore,
+  createMemoryStore,
+} from './embedded.store';
+export type { FsyncPolicy } from './journal.persistence';
+export { MongoStore, type MongoStoreOptions, createMongoStore } from './mongo.store';
+export { type StoreConfig, type StoreEngine, createStore } from './store.factory';
+export { type TtlRule, isExpired, withLiveFilter } from './ttl.util';
+export { newId } from './document.util';

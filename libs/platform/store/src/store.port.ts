@@ -110,6 +110,11 @@ export interface Store {
   close(): Promise<void>;
 }
 
+/** Where the engines report what an operator should see (torn journal tails, transaction fallbacks). */
+export interface StoreLogger {
+  warn(message: string): void;
+}
+
 /** Thrown on a unique-index violation; services map it to 409. */
 export class DuplicateKeyError extends Error {
   readonly code = 'DUPLICATE_KEY';

@@ -1,1 +1,2 @@
 export * from './integration';
+export * from './kafka-mock';

@@ -1,0 +1,44 @@
+import { logLevel } from 'kafkajs';
+import { describeIntegration, kafkaMockUnavailable, startKafkaMock, type KafkaMock } from '@flowplane/platform/testing';
+import { eventBusContract } from './event-bus.contract';
+import { KafkaEventBus } from './kafka-event-bus.adapter';
+import { MemoryEventBus } from './memory-event-bus.adapter';
+
+const silent = { warn: () => undefined, error: () => undefined };
+
+describe('EventBus contract: memory', () => {
+  eventBusContract(async () => new MemoryEventBus({ logger: silent }), {
+    deliveryTimeoutMs: 3000,
+    quietMs: 30,
+    testTimeoutMs: 10_000,
+  });
+});
+
+describeIntegration('EventBus contract: kafka', kafkaMockUnavailable(), { requiredInCi: true }, () => {
+  let mock: KafkaMock;
+
+  beforeAll(async () => {
+    mock = await startKafkaMock();
+  });
+
+  afterAll(async () => {
+    await mock?.stop();
+  });
+
+  eventBusContract(
+    async () =>
+      new KafkaEventBus({
+        brokers: mock.brokers,
+        clientId: 'contract',
+        // The mock needs about one session timeout to let a restarted group member back in.
+        sessionTimeout: 6000,
+        heartbeatInterval: 300,
+        rebalanceTimeout: 6000,
+        maxWaitTimeInMs: 50,
+        retry: { retries: 3, initialRetryTime: 100 },
+        logLevel: logLevel.NOTHING,
+        logger: silent,
+      }),
+    { deliveryTimeoutMs: 15_000, quietMs: 300, testTimeoutMs: 30_000 },
+  );
+});

@@ -1,0 +1,11 @@
+export * from './event-bus.port';
+export * from './memory-event-bus.adapter';
+export * from './kafka-event-bus.adapter';
+export * from './event-bus.factory';
+export * from './validated-handler.util';
+export * from './bus.tokens';
+export * from './bus-consumer.decorator';
+export * from './bus-consumers.explorer';
+export * from './bus.module';
+export * from './outbox';
+export { retryDelay, type RetryPolicy } from './delivery.util';

@@ -1,0 +1,600 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { CloudEvent } from '@flowplane/contracts';
+import {
+  Kafka,
+  Partitioners,
+  logLevel as KafkaLogLevel,
+  type Admin,
+  type Consumer,
+  type EachBatchPayload,
+  type IHeaders,
+  type KafkaConfig,
+  type KafkaMessage,
+  type Message,
+  type Producer,
+  type RetryOptions,
+} from 'kafkajs';
+import { assertHeaders, assertTopic, buildEnvelope, describeError, encodeData } from './cloud-event.util';
+import { deliver, newCounters, retryPolicy, type RetryPolicy } from './delivery.util';
+import {
+  BusClosedError,
+  DLQ_HEADERS,
+  dlqTopic,
+  type BusCounters,
+  type BusLogger,
+  type BusStats,
+  type ConsumeContext,
+  type ConsumerLag,
+  type EventBus,
+  type EventHandler,
+  type PublishOptions,
+  type SubscribeOptions,
+  type Subscription,
+} from './event-bus.port';
+
+export interface KafkaEventBusOptions {
+  brokers: string[];
+  /** Kafka client id (default `flowplane`). */
+  clientId?: string;
+  /** Idempotent producer (exactly-once per partition on retries; needs a broker that reports a controller). */
+  idempotent?: boolean;
+  ssl?: KafkaConfig['ssl'];
+  sasl?: KafkaConfig['sasl'];
+  connectionTimeout?: number;
+  requestTimeout?: number;
+  /** kafkajs client retry policy for requests (not the handler retries). */
+  retry?: RetryOptions;
+  /** Consumer session timeout (default 30000; the mock broker rejoins after about one of these). */
+  sessionTimeout?: number;
+  /** Consumer heartbeat interval (default 3000). */
+  heartbeatInterval?: number;
+  rebalanceTimeout?: number;
+  /** Longest a fetch waits for new events (default 1000; lower means less latency on idle topics). */
+  maxWaitTimeInMs?: number;
+  /** Envelope `source` when a publish does not name one. */
+  source?: string;
+  /** Handler retry defaults for subscriptions that do not set them. */
+  maxAttempts?: number;
+  retryDelayMs?: number;
+  maxRetryDelayMs?: number;
+  /** Most events per produce request; publishes made in the same tick share one request. Default 500. */
+  maxBatchSize?: number;
+  /** How long `subscribe` waits to join the group (default 60000). */
+  subscribeTimeoutMs?: number;
+  /** How long `ping` waits for the cluster (default 5000). */
+  pingTimeoutMs?: number;
+  /** kafkajs' own log level (default WARN), routed to `logger`. */
+  logLevel?: KafkaLogLevel;
+  logger?: BusLogger;
+}
+
+interface PendingSend {
+  topic: string;
+  message: Message;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+interface KafkaSubscription extends Subscription {
+  readonly fromBeginning: boolean;
+}
+
+const CE = {
+  id: 'ce_id',
+  source: 'ce_source',
+  type: 'ce_type',
+  time: 'ce_time',
+  specversion: 'ce_specversion',
+  subject: 'ce_subject',
+  entitytype: 'ce_entitytype',
+  action: 'ce_action',
+} as const;
+
+const consoleLogger: BusLogger = {
+  warn: (m, meta) => console.warn(m, meta ?? ''),
+  error: (m, meta) => console.error(m, meta ?? ''),
+};
+
+/**
+ * EventBus over Kafka (kafkajs 2.2): CloudEvents in binary content mode (`ce_*` headers, JSON
+ * value, key = aggregate id), one consumer per subscription committing only offsets whose
+ * handler succeeded, retries in place with backoff (keeping the partition's order), then the DLQ.
+ */
+export class KafkaEventBus implements EventBus {
+  readonly kind = 'kafka' as const;
+  private readonly kafka: Kafka;
+  private readonly counters: BusCounters = newCounters();
+  private readonly subscriptions = new Set<KafkaSubscription>();
+  private readonly logger: BusLogger;
+  private readonly retryDefaults: Partial<RetryPolicy>;
+  private producer?: Promise<Producer>;
+  private admin?: Promise<Admin>;
+  private queue: PendingSend[] = [];
+  private flushing: Promise<void> | null = null;
+  private flushScheduled = false;
+  private closed = false;
+
+  constructor(private readonly options: KafkaEventBusOptions) {
+    if (!options?.brokers?.length) throw new TypeError('KafkaEventBus needs at least one broker');
+    this.logger = options.logger ?? consoleLogger;
+    this.retryDefaults = {
+      maxAttempts: options.maxAttempts,
+      retryDelayMs: options.retryDelayMs,
+      maxRetryDelayMs: options.maxRetryDelayMs,
+    };
+    const logger = this.logger;
+    this.kafka = new Kafka({
+      brokers: options.brokers,
+      clientId: options.clientId ?? 'flowplane',
+      ssl: options.ssl,
+      sasl: options.sasl,
+      connectionTimeout: options.connectionTimeout,
+      requestTimeout: options.requestTimeout,
+      retry: options.retry,
+      logLevel: options.logLevel ?? KafkaLogLevel.WARN,
+      logCreator: () => (entry) => {
+        const { message, ...meta } = entry.log;
+        const text = `kafkajs ${entry.namespace}: ${message}`;
+        if (entry.level <= KafkaLogLevel.ERROR) logger.error(text, meta);
+        else logger.warn(text, meta);
+      },
+    });
+  }
+
+  async publish<T>(topic: string, data: T, options: PublishOptions = {}): Promise<CloudEvent<T>> {
+    if (this.closed) throw new BusClosedError();
+    assertTopic(topic);
+    assertHeaders(options.headers);
+    const envelope = buildEnvelope(topic, data, options, this.options.source ?? '/flowplane');
+    const headers: IHeaders = { ...options.headers, 'content-type': 'application/json' };
+    headers[CE.specversion] = envelope.specversion;
+    headers[CE.id] = envelope.id;
+    headers[CE.source] = envelope.source;
+    headers[CE.type] = envelope.type;
+    headers[CE.time] = envelope.time;
+    if (envelope.subject !== undefined) headers[CE.subject] = envelope.subject;
+    if (envelope.entitytype !== undefined) headers[CE.entitytype] = envelope.entitytype;
+    if (envelope.action !== undefined) headers[CE.action] = envelope.action;
+    const timestamp = Date.parse(envelope.time);
+    await this.send(topic, {
+      key: options.key ?? null,
+      value: encodeData(data),
+      headers,
+      timestamp: String(Number.isNaN(timestamp) ? Date.now() : timestamp),
+    });
+    this.counters.published++;
+    return envelope;
+  }
+
+  async subscribe<T = unknown>(topics: string[], options: SubscribeOptions, handler: EventHandler<T>): Promise<Subscription> {
+    if (this.closed) throw new BusClosedError();
+    if (!Array.isArray(topics) || topics.length === 0) throw new TypeError('subscribe needs at least one topic');
+    if (!options?.groupId) throw new TypeError('subscribe needs a groupId');
+    if (typeof handler !== 'function') throw new TypeError('subscribe needs a handler function');
+    const unique = [...new Set(topics)];
+    unique.forEach(assertTopic);
+    const policy = retryPolicy(options, this.retryDefaults);
+    const concurrency = options.concurrency ?? 1;
+    if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError('concurrency must be an integer >= 1');
+
+    const consumer = this.kafka.consumer({
+      groupId: options.groupId,
+      sessionTimeout: this.options.sessionTimeout,
+      heartbeatInterval: this.options.heartbeatInterval,
+      rebalanceTimeout: this.options.rebalanceTimeout,
+      maxWaitTimeInMs: this.options.maxWaitTimeInMs ?? 1000,
+      allowAutoTopicCreation: true,
+    });
+    const abort = new AbortController();
+    let restartTimer: NodeJS.Timeout | undefined;
+    let stopped: Promise<void> | undefined;
+    const sub: KafkaSubscription = {
+      groupId: options.groupId,
+      topics: unique,
+      fromBeginning: options.fromBeginning === true,
+      stop: () =>
+        (stopped ??= (async () => {
+          abort.abort();
+          clearTimeout(restartTimer);
+          try {
+            await consumer.disconnect();
+          } finally {
+            this.subscriptions.delete(sub);
+          }
+        })()),
+    };
+    const runConfig = {
+      // kafkajs commits only what we resolve (eachBatchAutoResolve off): after each batch, on
+      // rebalance, on stop, and every second in between through commitOffsetsIfNecessary.
+      autoCommit: true,
+      autoCommitInterval: 1000,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: concurrency,
+      eachBatch: (payload: EachBatchPayload) => this.consumeBatch(payload, sub, handler as EventHandler, policy, abort.signal),
+    };
+
+    // kafkajs resolves an uncommitted partition's start (earliest/latest) in memory only, again
+    // after every rebalance or restart, so events published between a new group's first join and
+    // its first commit could be skipped by the next owner. Instead, on every join we pause the
+    // assigned partitions, seek the uncommitted ones to the log end (or start) and thereby COMMIT
+    // that position (seek commits under autoCommit), then resume. subscribe() resolves after the
+    // first such positioning: an event published after it is never skipped.
+    const admin = await this.getAdmin();
+    let lastCrash: unknown;
+    let crashes = 0;
+    let positioned!: () => void;
+    const ready = new Promise<void>((resolve) => (positioned = resolve));
+    consumer.on(consumer.events.GROUP_JOIN, (e) => {
+      crashes = 0;
+      const assigned = Object.entries(e.payload.memberAssignment)
+        .filter(([, partitions]) => partitions.length > 0)
+        .map(([topic, partitions]) => ({ topic, partitions }));
+      if (assigned.length) consumer.pause(assigned);
+      void this.position(consumer, admin, options.groupId, assigned, options.fromBeginning === true)
+        .catch((error: unknown) =>
+          this.logger.warn('positioning new partitions failed; kafkajs defaults apply', {
+            groupId: options.groupId,
+            error: describeError(error),
+          }),
+        )
+        .finally(() => {
+          if (abort.signal.aborted) return;
+          try {
+            if (assigned.length) consumer.resume(assigned);
+          } catch {
+            // The consumer crashed meanwhile; its restart joins (and positions) again.
+          }
+          positioned();
+        });
+    });
+
+    // kafkajs restarts a consumer only after retriable errors; after any other crash it stays
+    // down for good, silently. A consumer that stops consuming is worse than one that retries,
+    // so restart it ourselves with backoff until stop().
+    const restart = (): void => {
+      if (abort.signal.aborted) return;
+      const delay = Math.min(30_000, 250 * 2 ** Math.min(crashes, 7));
+      restartTimer = setTimeout(() => {
+        if (abort.signal.aborted) return;
+        consumer.run(runConfig).catch((error: unknown) => {
+          lastCrash = error;
+          crashes++;
+          restart();
+        });
+      }, delay);
+    };
+    consumer.on(consumer.events.CRASH, (e) => {
+      lastCrash = e.payload.error;
+      this.logger.error('Kafka consumer crashed', {
+        groupId: options.groupId,
+        restartedBy: e.payload.restart ? 'kafkajs' : 'bus',
+        error: describeError(e.payload.error),
+      });
+      if (e.payload.restart) return;
+      crashes++;
+      restart();
+    });
+
+    try {
+      await consumer.connect();
+      await consumer.subscribe({ topics: unique, fromBeginning: options.fromBeginning === true });
+      await consumer.run(runConfig);
+      const timeoutMs = this.options.subscribeTimeoutMs ?? 60_000;
+      await withTimeout(ready, timeoutMs, `joining group ${options.groupId}`).catch((error: unknown) => {
+        throw lastCrash ? new Error(`${describeError(error)}; last error: ${describeError(lastCrash)}`, { cause: lastCrash }) : error;
+      });
+    } catch (error) {
+      abort.abort();
+      clearTimeout(restartTimer);
+      await consumer.disconnect().catch(() => undefined);
+      throw error;
+    }
+    this.subscriptions.add(sub);
+    return sub;
+  }
+
+  async ping(): Promise<void> {
+    if (this.closed) throw new BusClosedError();
+    const timeout = this.options.pingTimeoutMs ?? 5000;
+    try {
+      const admin = await withTimeout(this.getAdmin(), timeout, 'connecting to Kafka');
+      await withTimeout(admin.listTopics(), timeout, 'listing Kafka topics');
+    } catch (error) {
+      this.admin = undefined;
+      throw new Error(`Kafka unavailable: ${describeError(error)}`, { cause: error });
+    }
+  }
+
+  async stats(): Promise<BusStats> {
+    if (this.closed) throw new BusClosedError();
+    const admin = await this.getAdmin();
+    const byGroup = new Map<string, { topics: Set<string>; fromBeginning: boolean }>();
+    for (const s of this.subscriptions) {
+      const g = byGroup.get(s.groupId) ?? { topics: new Set<string>(), fromBeginning: s.fromBeginning };
+      s.topics.forEach((t) => g.topics.add(t));
+      byGroup.set(s.groupId, g);
+    }
+    const topicOffsets = new Map<string, Awaited<ReturnType<Admin['fetchTopicOffsets']>>>();
+    const consumers: ConsumerLag[] = [];
+    for (const [groupId, { topics, fromBeginning }] of byGroup) {
+      const committed = await admin.fetchOffsets({ groupId, topics: [...topics] });
+      for (const { topic, partitions } of committed) {
+        let ends = topicOffsets.get(topic);
+        if (!ends) {
+          ends = await admin.fetchTopicOffsets(topic);
+          topicOffsets.set(topic, ends);
+        }
+        const rows = ends
+          .map((e) => {
+            const c = Number(partitions.find((p) => p.partition === e.partition)?.offset ?? -1);
+            const end = Number(e.high);
+            const low = Number(e.low);
+            // No commit yet: a latest-start group owes nothing; an earliest-start one owes all.
+            const lag = c >= 0 ? Math.max(0, end - Math.max(c, low)) : fromBeginning ? end - low : 0;
+            return { partition: e.partition, committed: c >= 0 ? c : null, end, lag };
+          })
+          .sort((a, b) => a.partition - b.partition);
+        consumers.push({ groupId, topic, lag: rows.reduce((s, r) => s + r.lag, 0), partitions: rows });
+      }
+    }
+    return { kind: 'kafka', consumers, counters: { ...this.counters } };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.allSettled([...this.subscriptions].map((s) => s.stop()));
+    await this.flush();
+    const producer = this.producer;
+    const admin = this.admin;
+    this.producer = this.admin = undefined;
+    await Promise.allSettled([
+      producer?.then((p) => p.disconnect()),
+      admin?.then((a) => a.disconnect()),
+    ]);
+  }
+
+  /** Seeks (and so commits) every assigned partition the group has no committed offset for. */
+  private async position(
+    consumer: Consumer,
+    admin: Admin,
+    groupId: string,
+    assigned: Array<{ topic: string; partitions: number[] }>,
+    fromBeginning: boolean,
+  ): Promise<void> {
+    if (assigned.length === 0) return;
+    const committed = await admin.fetchOffsets({ groupId, topics: assigned.map((a) => a.topic) });
+    for (const { topic, partitions } of assigned) {
+      const known = committed.find((c) => c.topic === topic)?.partitions ?? [];
+      const missing = partitions.filter((p) => Number(known.find((k) => k.partition === p)?.offset ?? -1) < 0);
+      if (missing.length === 0) continue;
+      const ends = await admin.fetchTopicOffsets(topic);
+      for (const partition of missing) {
+        const end = ends.find((e) => e.partition === partition);
+        if (!end) continue;
+        consumer.seek({ topic, partition, offset: fromBeginning ? end.low : end.high });
+      }
+    }
+  }
+
+  private getProducer(): Promise<Producer> {
+    if (!this.producer) {
+      const producer = this.kafka.producer({
+        idempotent: this.options.idempotent === true,
+        // The idempotent producer requires one in-flight request; it also keeps per-key order on retries.
+        maxInFlightRequests: this.options.idempotent ? 1 : undefined,
+        allowAutoTopicCreation: true,
+        createPartitioner: Partitioners.DefaultPartitioner,
+      });
+      const ready = producer.connect().then(() => producer);
+      ready.catch(() => {
+        if (this.producer === ready) this.producer = undefined;
+      });
+      this.producer = ready;
+    }
+    return this.producer;
+  }
+
+  private getAdmin(): Promise<Admin> {
+    if (!this.admin) {
+      const admin = this.kafka.admin();
+      const ready = admin.connect().then(() => admin);
+      ready.catch(() => {
+        if (this.admin === ready) this.admin = undefined;
+      });
+      this.admin = ready;
+    }
+    return this.admin;
+  }
+
+  /** Queues one message; everything queued in the same tick goes out in one produce request. */
+  private send(topic: string, message: Message): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ topic, message, resolve, reject });
+      if (!this.flushScheduled && !this.flushing) {
+        this.flushScheduled = true;
+        setImmediate(() => {
+          this.flushScheduled = false;
+          void this.flush();
+        });
+      }
+    });
+  }
+
+  /** Sends queued messages one request at a time, so a retried request never lets a later one overtake it. */
+  private flush(): Promise<void> {
+    if (this.flushing) return this.flushing;
+    if (this.queue.length === 0) return Promise.resolve();
+    const run = async (): Promise<void> => {
+      const max = this.options.maxBatchSize ?? 500;
+      while (this.queue.length) {
+        const batch = this.queue.splice(0, max);
+        try {
+          const producer = await this.getProducer();
+          const byTopic = new Map<string, Message[]>();
+          for (const p of batch) {
+            const list = byTopic.get(p.topic);
+            if (list) list.push(p.message);
+            else byTopic.set(p.topic, [p.message]);
+          }
+          await producer.sendBatch({
+            acks: -1,
+            topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
+          });
+          for (const p of batch) p.resolve();
+        } catch (error) {
+          for (const p of batch) p.reject(error);
+        }
+      }
+    };
+    this.flushing = run().finally(() => {
+      this.flushing = null;
+    });
+    return this.flushing;
+  }
+
+  private async consumeBatch(
+    payload: EachBatchPayload,
+    sub: KafkaSubscription,
+    handler: EventHandler,
+    policy: RetryPolicy,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const { batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary } = payload;
+    const { topic, partition } = batch;
+    const active = (): boolean => isRunning() && !isStale() && !signal.aborted;
+
+    // Sleeps in slices so the group keeps our session alive during a long backoff, and wakes on stop().
+    const wait = async (ms: number): Promise<boolean> => {
+      const until = Date.now() + ms;
+      while (active()) {
+        const left = until - Date.now();
+        if (left <= 0) return true;
+        try {
+          await sleep(Math.min(left, 1000), undefined, { signal });
+          await heartbeat();
+        } catch {
+          // Aborted by stop(), or the heartbeat says the group is rebalancing: give the message up
+          // uncommitted; whoever owns the partition next redelivers it.
+          return false;
+        }
+      }
+      return false;
+    };
+
+    for (const message of batch.messages) {
+      if (!active()) break;
+      const done = await this.consumeOne(topic, partition, message, sub.groupId, handler, policy, wait);
+      if (!done) break;
+      resolveOffset(message.offset);
+      await commitOffsetsIfNecessary();
+      await heartbeat();
+    }
+  }
+
+  private async consumeOne(
+    topic: string,
+    partition: number,
+    message: KafkaMessage,
+    groupId: string,
+    handler: EventHandler,
+    policy: RetryPolicy,
+    wait: (ms: number) => Promise<boolean>,
+  ): Promise<boolean> {
+    const headers = decodeHeaders(message.headers);
+    const userHeaders: Record<string, string> = {};
+    for (const [name, value] of Object.entries(headers)) {
+      if (!name.startsWith('ce_') && name !== 'content-type') userHeaders[name] = value;
+    }
+    const key = message.key === null ? undefined : message.key.toString('utf8');
+    const deadLetter = async (error: unknown, attempts: number): Promise<boolean> => {
+      const reason = describeError(error);
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await this.send(dlqTopic(topic), {
+            key: message.key,
+            value: message.value,
+            headers: {
+              ...headers,
+              [DLQ_HEADERS.error]: reason,
+              [DLQ_HEADERS.topic]: topic,
+              [DLQ_HEADERS.partition]: String(partition),
+              [DLQ_HEADERS.offset]: message.offset,
+              [DLQ_HEADERS.group]: groupId,
+              [DLQ_HEADERS.attempts]: String(attempts),
+            },
+          });
+          this.counters.deadLettered++;
+          this.logger.warn('event dead-lettered', { topic, partition, offset: message.offset, groupId, attempts, error: reason });
+          return true;
+        } catch (e) {
+          this.logger.error('dead-lettering failed; will retry', { topic, partition, offset: message.offset, error: describeError(e) });
+          if (!(await wait(Math.min(30_000, 500 * 2 ** attempt)))) return false;
+        }
+      }
+    };
+
+    let first: CloudEvent | undefined;
+    try {
+      first = toEnvelope(topic, partition, message, headers, key);
+    } catch (e) {
+      // A value that is not JSON can never succeed: park it without bothering the handler.
+      return deadLetter(new Error(`undecodable event: ${describeError(e)}`), 0);
+    }
+    // Attempt 1 gets the envelope decoded above; each retry decodes a fresh copy.
+    const decode = (): CloudEvent => {
+      const event = first ?? toEnvelope(topic, partition, message, headers, key);
+      first = undefined;
+      return event;
+    };
+
+    const context = (attempt: number): ConsumeContext => ({
+      topic,
+      partition,
+      offset: message.offset,
+      groupId,
+      attempt,
+      key,
+      headers: { ...userHeaders },
+    });
+    return deliver({ handler, policy, counters: this.counters, decode, context, wait, deadLetter });
+  }
+}
+
+function decodeHeaders(raw: IHeaders | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!raw) return out;
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined) continue;
+    const last = Array.isArray(value) ? value[value.length - 1] : value;
+    out[name] = typeof last === 'string' ? last : last.toString('utf8');
+  }
+  return out;
+}
+
+/** Rebuilds the envelope from binary-mode headers; events from non-CloudEvents producers get synthesised attributes. */
+function toEnvelope(topic: string, partition: number, message: KafkaMessage, headers: Record<string, string>, key: string | undefined): CloudEvent {
+  const data: unknown = message.value === null ? null : JSON.parse(message.value.toString('utf8'));
+  const event: CloudEvent = {
+    id: headers[CE.id] ?? `${topic}-${partition}-${message.offset}`,
+    source: headers[CE.source] ?? `kafka:${topic}`,
+    type: headers[CE.type] ?? topic,
+    time: headers[CE.time] ?? new Date(Number(message.timestamp)).toISOString(),
+    specversion: '1.0',
+    datacontenttype: 'application/json',
+    data,
+  };
+  if (headers[CE.entitytype] !== undefined) event.entitytype = headers[CE.entitytype];
+  if (headers[CE.action] !== undefined) event.action = headers[CE.action];
+  const subject = headers[CE.subject] ?? key;
+  if (subject !== undefined) event.subject = subject;
+  return event;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

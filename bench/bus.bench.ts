@@ -32,7 +32,7 @@ async function memoryBus(events: number): Promise<number> {
     if (++consumed === events) done();
   });
   const started = process.hrtime.bigint();
-  for (let i = 0; i < events; ) {
+  for (let i = 0; i < events;) {
     const end = Math.min(events, i + BURST);
     for (; i < end; i++) void bus.publish('bench.events', payload(i), { key: `agg-${i % KEYS}` });
     await yieldToLoop();
@@ -59,7 +59,7 @@ async function emitter(events: number, json: boolean): Promise<number> {
     void handler(json ? JSON.parse(raw as string) : raw);
   });
   const started = process.hrtime.bigint();
-  for (let i = 0; i < events; ) {
+  for (let i = 0; i < events;) {
     const end = Math.min(events, i + BURST);
     for (; i < end; i++) {
       const event = { id: `e${i}`, type: 'bench.events', time: new Date().toISOString(), data: payload(i) };
@@ -89,7 +89,10 @@ export async function run(): Promise<BenchResult[]> {
   });
   return [
     row(`memory bus publish+consume, 1 group, ${EVENTS} keyed events vs raw EventEmitter`, raw),
-    row(`memory bus publish+consume, 1 group, ${EVENTS} keyed events vs EventEmitter + JSON round trip`, withJson),
+    row(
+      `memory bus publish+consume, 1 group, ${EVENTS} keyed events vs EventEmitter + JSON round trip`,
+      withJson,
+    ),
   ];
 }
 

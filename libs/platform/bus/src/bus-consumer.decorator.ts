@@ -29,7 +29,8 @@ export function BusConsumer(topics: string | string[], options: BusConsumerOptio
   return (_target, _property, descriptor) => {
     const method = descriptor.value as unknown;
     if (typeof method !== 'function') throw new TypeError('@BusConsumer decorates methods only');
-    const existing = (Reflect.getMetadata(BUS_CONSUMER_METADATA, method) as BusConsumerMetadata[] | undefined) ?? [];
+    const existing =
+      (Reflect.getMetadata(BUS_CONSUMER_METADATA, method) as BusConsumerMetadata[] | undefined) ?? [];
     Reflect.defineMetadata(BUS_CONSUMER_METADATA, [...existing, { topics: list, options }], method);
     return descriptor;
   };

@@ -38,7 +38,14 @@ class ProfileUpdated {
 }
 
 describe('validatedHandler', () => {
-  const ctx: ConsumeContext = { topic: 'profiles.updated', partition: 0, offset: '0', groupId: 'g', attempt: 1, headers: {} };
+  const ctx: ConsumeContext = {
+    topic: 'profiles.updated',
+    partition: 0,
+    offset: '0',
+    groupId: 'g',
+    attempt: 1,
+    headers: {},
+  };
   const envelope = (data: unknown): CloudEvent => ({
     id: 'e1',
     source: '/test',
@@ -140,21 +147,32 @@ describe('BusModule with @BusConsumer', () => {
     expect(app.get<EventBus>(EVENT_BUS)).toBe(bus);
     const registrations = app.get(BusConsumersExplorer).registrations();
     expect(registrations.map((r) => `${r.method}:${r.groupId}`).sort()).toEqual(
-      ['onAny:second-registration', `onAny:audit-${process.pid}`, 'onSlow:slow', 'onUpdated:cache-invalidator'].sort(),
+      [
+        'onAny:second-registration',
+        `onAny:audit-${process.pid}`,
+        'onSlow:slow',
+        'onUpdated:cache-invalidator',
+      ].sort(),
     );
 
     await bus.publish('profiles.updated', { id: 'p1', version: 3 }, { key: 'p1' });
     await bus.publish('profiles.deleted', { id: 'p1' }, { key: 'p1' });
     await waitFor('three deliveries', () => calls.length >= 3);
     expect(app.get(ProfileCache).invalidated).toEqual(['p1@3']);
-    expect(calls.map((c) => c.kind).sort()).toEqual(['any:audit-' + process.pid, 'any:second-registration', 'updated'].sort());
+    expect(calls.map((c) => c.kind).sort()).toEqual(
+      ['any:audit-' + process.pid, 'any:second-registration', 'updated'].sort(),
+    );
   });
 
   it('dead-letters an invalid payload without calling the method', async () => {
     const parked: Array<Record<string, string>> = [];
-    await bus.subscribe([dlqTopic('profiles.updated')], { groupId: 'dlq-reader', fromBeginning: true }, async (_e, ctx) => {
-      parked.push(ctx.headers);
-    });
+    await bus.subscribe(
+      [dlqTopic('profiles.updated')],
+      { groupId: 'dlq-reader', fromBeginning: true },
+      async (_e, ctx) => {
+        parked.push(ctx.headers);
+      },
+    );
     await bus.publish('profiles.updated', { id: 'p1', version: 'three' }, { key: 'p1' });
     await bus.publish('profiles.updated', { id: 'p1', version: 4 }, { key: 'p1' });
     await waitFor('the valid event after the invalid one', () => calls.length >= 1 && parked.length >= 1);

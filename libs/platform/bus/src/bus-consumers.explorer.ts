@@ -56,10 +56,13 @@ export class BusConsumersExplorer implements OnApplicationBootstrap, BeforeAppli
         const target = instance.constructor?.name ?? String(wrapper.token);
         if (!wrapper.isDependencyTreeStatic()) {
           // A request- or transient-scoped instance has no lifetime to consume in.
-          throw new Error(`@BusConsumer on ${target}.${method}: consumers must be singleton-scoped providers`);
+          throw new Error(
+            `@BusConsumer on ${target}.${method}: consumers must be singleton-scoped providers`,
+          );
         }
         for (const meta of metas) {
-          const groupId = typeof meta.options.groupId === 'function' ? meta.options.groupId() : meta.options.groupId;
+          const groupId =
+            typeof meta.options.groupId === 'function' ? meta.options.groupId() : meta.options.groupId;
           const registration = { target, method, topics: meta.topics, groupId };
           jobs.push({ registration, subscribe: () => this.subscribe(instance, method, meta, groupId) });
         }
@@ -90,7 +93,12 @@ export class BusConsumersExplorer implements OnApplicationBootstrap, BeforeAppli
     }
   }
 
-  private subscribe(instance: object, method: string, meta: BusConsumerMetadata, groupId: string): Promise<Subscription> {
+  private subscribe(
+    instance: object,
+    method: string,
+    meta: BusConsumerMetadata,
+    groupId: string,
+  ): Promise<Subscription> {
     const fn = (instance as Record<string, (...args: unknown[]) => unknown>)[method];
     const bound: EventHandler = async (event, ctx) => {
       await fn.call(instance, event, ctx);

@@ -39,12 +39,16 @@ class EventBusHolder implements OnApplicationShutdown {
 }
 
 function isEventBus(value: EventBus | CreateEventBusOptions): value is EventBus {
-  return typeof (value as EventBus).publish === 'function' && typeof (value as EventBus).subscribe === 'function';
+  return (
+    typeof (value as EventBus).publish === 'function' && typeof (value as EventBus).subscribe === 'function'
+  );
 }
 
 function holderFor(options: BusModuleOptions): EventBusHolder {
   if (!options?.bus) throw new TypeError('BusModule needs { bus }');
-  return isEventBus(options.bus) ? new EventBusHolder(options.bus, false) : new EventBusHolder(createEventBus(options.bus), true);
+  return isEventBus(options.bus)
+    ? new EventBusHolder(options.bus, false)
+    : new EventBusHolder(createEventBus(options.bus), true);
 }
 
 /**
@@ -68,7 +72,10 @@ export class BusModule {
     });
   }
 
-  private static build(imports: NonNullable<ModuleMetadata['imports']>, holder: FactoryProvider): DynamicModule {
+  private static build(
+    imports: NonNullable<ModuleMetadata['imports']>,
+    holder: FactoryProvider,
+  ): DynamicModule {
     return {
       module: BusModule,
       global: true,

@@ -26,7 +26,12 @@ function nowIso(): string {
 }
 
 /** Builds the CloudEvents 1.0 envelope of a publish (data is kept as given, not copied). */
-export function buildEnvelope<T>(topic: string, data: T, options: PublishOptions, defaultSource: string): CloudEvent<T> {
+export function buildEnvelope<T>(
+  topic: string,
+  data: T,
+  options: PublishOptions,
+  defaultSource: string,
+): CloudEvent<T> {
   const event: CloudEvent<T> = {
     id: options.id ?? randomUUID(),
     source: options.source ?? defaultSource,
@@ -46,7 +51,8 @@ export function buildEnvelope<T>(topic: string, data: T, options: PublishOptions
 /** Serialises the payload, rejecting what JSON cannot carry (undefined, functions, cycles, BigInt). */
 export function encodeData(data: unknown): string {
   const json = JSON.stringify(data);
-  if (json === undefined) throw new TypeError('event data must be JSON-serialisable (got undefined or a function)');
+  if (json === undefined)
+    throw new TypeError('event data must be JSON-serialisable (got undefined or a function)');
   return json;
 }
 
@@ -70,5 +76,7 @@ export function describeError(error: unknown): string {
 
 /** True when the handler said the message can never succeed (no point retrying). */
 export function isNonRetriable(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { retriable?: unknown }).retriable === false;
+  return (
+    typeof error === 'object' && error !== null && (error as { retriable?: unknown }).retriable === false
+  );
 }

@@ -15,11 +15,15 @@ export const DEFAULT_MAX_RETRY_DELAY_MS = 30_000;
 /** The retry policy of a subscription, from its options over the adapter's defaults. */
 export function retryPolicy(options: SubscribeOptions, defaults: Partial<RetryPolicy>): RetryPolicy {
   const maxAttempts = options.maxAttempts ?? defaults.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
-  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new RangeError('maxAttempts must be an integer >= 1');
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1)
+    throw new RangeError('maxAttempts must be an integer >= 1');
   return {
     maxAttempts,
     retryDelayMs: Math.max(0, options.retryDelayMs ?? defaults.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS),
-    maxRetryDelayMs: Math.max(0, options.maxRetryDelayMs ?? defaults.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS),
+    maxRetryDelayMs: Math.max(
+      0,
+      options.maxRetryDelayMs ?? defaults.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS,
+    ),
   };
 }
 

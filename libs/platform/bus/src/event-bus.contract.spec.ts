@@ -1,5 +1,10 @@
 import { logLevel } from 'kafkajs';
-import { describeIntegration, kafkaMockUnavailable, startKafkaMock, type KafkaMock } from '@flowplane/platform/testing';
+import {
+  describeIntegration,
+  kafkaMockUnavailable,
+  startKafkaMock,
+  type KafkaMock,
+} from '@flowplane/platform/testing';
 import { eventBusContract } from './event-bus.contract';
 import { KafkaEventBus } from './kafka-event-bus.adapter';
 import { MemoryEventBus } from './memory-event-bus.adapter';

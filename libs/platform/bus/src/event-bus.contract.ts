@@ -35,7 +35,11 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-async function waitFor(what: string, predicate: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
+async function waitFor(
+  what: string,
+  predicate: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await predicate()) return;
@@ -100,11 +104,11 @@ export function eventBusContract(createBus: () => Promise<EventBus>, options: Ev
         { when: new Date(0), nested: { list: [1, 'two', null] }, dropped: undefined, n: 1.5 },
         { key: 'profile-42', headers: { 'x-trace': 'abc' }, entitytype: 'profile', action: 'updated' },
       );
-      const explicit = await bus.publish(
-        topic,
-        'plain string',
-        { id: 'fixed-id', source: '/services/test', time: '2024-01-02T03:04:05.000Z' },
-      );
+      const explicit = await bus.publish(topic, 'plain string', {
+        id: 'fixed-id',
+        source: '/services/test',
+        time: '2024-01-02T03:04:05.000Z',
+      });
       await waitFor('two deliveries', () => got.length === 2, T);
 
       expect(published.id).toMatch(UUID);
@@ -115,6 +119,11 @@ export function eventBusContract(createBus: () => Promise<EventBus>, options: Ev
         subject: 'profile-42',
         entitytype: 'profile',
         action: 'updated',
+      });
+      expect(explicit).toMatchObject({
+        id: 'fixed-id',
+        source: '/services/test',
+        time: '2024-01-02T03:04:05.000Z',
       });
       expect(new Date(published.time).toISOString()).toBe(published.time);
       expect(typeof published.source).toBe('string');
@@ -134,11 +143,21 @@ export function eventBusContract(createBus: () => Promise<EventBus>, options: Ev
         data: { when: '1970-01-01T00:00:00.000Z', nested: { list: [1, 'two', null] }, n: 1.5 },
       });
       expect(Object.keys(first!.event.data as object)).not.toContain('dropped');
-      expect(first!.ctx).toMatchObject({ topic, groupId, attempt: 1, key: 'profile-42', headers: { 'x-trace': 'abc' } });
+      expect(first!.ctx).toMatchObject({
+        topic,
+        groupId,
+        attempt: 1,
+        key: 'profile-42',
+        headers: { 'x-trace': 'abc' },
+      });
       expect(first!.ctx.offset).toMatch(/^\d+$/);
 
       const second = got.find((g) => g.event.id === 'fixed-id');
-      expect(second!.event).toMatchObject({ source: '/services/test', time: '2024-01-02T03:04:05.000Z', data: 'plain string' });
+      expect(second!.event).toMatchObject({
+        source: '/services/test',
+        time: '2024-01-02T03:04:05.000Z',
+        data: 'plain string',
+      });
       expect(second!.event.subject).toBeUndefined();
       expect(second!.ctx.headers).toEqual({});
     },
@@ -151,7 +170,9 @@ export function eventBusContract(createBus: () => Promise<EventBus>, options: Ev
       const bus = await newBus();
       await expect(bus.publish('bad topic!', { a: 1 })).rejects.toThrow(/topic/);
       await expect(bus.publish(unique('t'), undefined)).rejects.toThrow(/JSON/);
-      await expect(bus.publish(unique('t'), { a: 1 }, { headers: { ce_id: 'x' } })).rejects.toThrow(/reserved/);
+      await expect(bus.publish(unique('t'), { a: 1 }, { headers: { ce_id: 'x' } })).rejects.toThrow(
+        /reserved/,
+      );
       const cyclic: Record<string, unknown> = {};
       cyclic.self = cyclic;
       await expect(bus.publish(unique('t'), cyclic)).rejects.toThrow();
@@ -166,9 +187,21 @@ export function eventBusContract(createBus: () => Promise<EventBus>, options: Ev
       const topic = unique('fanout');
       const a: number[] = [];
       const b: number[] = [];
-      await subscribe<{ n: number }>(bus, [topic], { groupId: unique('ga') }, async (e) => void a.push(e.data.n));
-      await subscribe<{ n: number }>(bus, [topic], { groupId: unique('gb') }, async (e) => void b.push(e.data.n));
-      await Promise.all(Array.from({ length: 20 }, (_, n) => bus.publish(topic, { n }, { key: `k${n % 5}` })));
+      await subscribe<{ n: number }>(
+        bus,
+        [topic],
+        { groupId: unique('ga') },
+        async (e) => void a.push(e.data.n),
+      );
+      await subscribe<{ n: number }>(
+        bus,
+        [topic],
+        { groupId: unique('gb') },
+        async (e) => void b.push(e.data.n),
+      );
+      await Promise.all(
+        Array.from({ length: 20 }, (_, n) => bus.publish(topic, { n }, { key: `k${n % 5}` })),
+      );
       await waitFor('both groups to get 20', () => a.length >= 20 && b.length >= 20, T);
       await sleep(quietMs);
       expect([...a].sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, n) => n));
@@ -184,8 +217,18 @@ export function eventBusContract(createBus: () => Promise<EventBus>, options: Ev
       const topic = unique('share');
       const groupId = unique('g');
       const seen = { a: [] as number[], b: [] as number[] };
-      await subscribe<{ n: number }>(bus, [topic], { groupId, fromBeginning: true }, async (e) => void seen.a.push(e.data.n));
-      await subscribe<{ n: number }>(bus, [topic], { groupId, fromBeginning: true }, async (e) => void seen.b.push(e.data.n));
+      await subscribe<{ n: number }>(
+        bus,
+        [topic],
+        { groupId, fromBeginning: true },
+        async (e) => void seen.a.push(e.data.n),
+      );
+      await subscribe<{ n: number }>(
+        bus,
+        [topic],
+        { groupId, fromBeginning: true },
+        async (e) => void seen.b.push(e.data.n),
+      );
       await Promise.all(Array.from({ length: 40 }, (_, n) => bus.publish(topic, { n }, { key: `key-${n}` })));
       await waitFor('40 deliveries', () => seen.a.length + seen.b.length >= 40, T);
       await sleep(quietMs);
@@ -204,14 +247,19 @@ export function eventBusContract(createBus: () => Promise<EventBus>, options: Ev
       const topic = unique('order');
       const byKey = new Map<string, number[]>();
       let total = 0;
-      await subscribe<{ n: number }>(bus, [topic], { groupId: unique('g'), concurrency: 4 }, async (e, ctx) => {
-        // Yield so that concurrently processed partitions really interleave.
-        if (e.data.n % 7 === 0) await sleep(1);
-        const list = byKey.get(ctx.key!) ?? [];
-        list.push(e.data.n);
-        byKey.set(ctx.key!, list);
-        total++;
-      });
+      await subscribe<{ n: number }>(
+        bus,
+        [topic],
+        { groupId: unique('g'), concurrency: 4 },
+        async (e, ctx) => {
+          // Yield so that concurrently processed partitions really interleave.
+          if (e.data.n % 7 === 0) await sleep(1);
+          const list = byKey.get(ctx.key!) ?? [];
+          list.push(e.data.n);
+          byKey.set(ctx.key!, list);
+          total++;
+        },
+      );
       const publishes: Array<Promise<unknown>> = [];
       for (let n = 0; n < 200; n++) publishes.push(bus.publish(topic, { n }, { key: `agg-${n % 5}` }));
       await Promise.all(publishes);
@@ -261,9 +309,14 @@ export function eventBusContract(createBus: () => Promise<EventBus>, options: Ev
       let badCalls = 0;
       const done: number[] = [];
       const parked: Array<{ event: CloudEvent<{ n: number }>; ctx: ConsumeContext }> = [];
-      await subscribe<{ n: number }>(bus, [dlqTopic(topic)], { groupId: unique('dlq-reader'), fromBeginning: true }, async (event, ctx) => {
-        parked.push({ event, ctx });
-      });
+      await subscribe<{ n: number }>(
+        bus,
+        [dlqTopic(topic)],
+        { groupId: unique('dlq-reader'), fromBeginning: true },
+        async (event, ctx) => {
+          parked.push({ event, ctx });
+        },
+      );
       await subscribe<{ n: number }>(bus, [topic], { groupId, maxAttempts: 3 }, async (e) => {
         if (e.data.n === 1) {
           badCalls++;
@@ -272,7 +325,8 @@ export function eventBusContract(createBus: () => Promise<EventBus>, options: Ev
         done.push(e.data.n);
       });
       const sent = [];
-      for (let n = 0; n < 3; n++) sent.push(await bus.publish(topic, { n }, { key: 'k', headers: { 'x-origin': 'test' } }));
+      for (let n = 0; n < 3; n++)
+        sent.push(await bus.publish(topic, { n }, { key: 'k', headers: { 'x-origin': 'test' } }));
       await waitFor('the DLQ entry and the later event', () => parked.length >= 1 && done.length >= 2, T);
       await sleep(quietMs);
       expect(badCalls).toBe(3);
@@ -301,9 +355,14 @@ export function eventBusContract(createBus: () => Promise<EventBus>, options: Ev
       const topic = unique('poison');
       let calls = 0;
       const parked: string[] = [];
-      await subscribe(bus, [dlqTopic(topic)], { groupId: unique('dlq-reader'), fromBeginning: true }, async (_e, ctx) => {
-        parked.push(ctx.headers[DLQ_HEADERS.error]);
-      });
+      await subscribe(
+        bus,
+        [dlqTopic(topic)],
+        { groupId: unique('dlq-reader'), fromBeginning: true },
+        async (_e, ctx) => {
+          parked.push(ctx.headers[DLQ_HEADERS.error]);
+        },
+      );
       await subscribe(bus, [topic], { groupId: unique('g'), maxAttempts: 5 }, async () => {
         calls++;
         throw new NonRetriableEventError('will never parse');
@@ -325,8 +384,18 @@ export function eventBusContract(createBus: () => Promise<EventBus>, options: Ev
       await bus.publish(topic, { n: 1 });
       const early: number[] = [];
       const late: number[] = [];
-      await subscribe<{ n: number }>(bus, [topic], { groupId: unique('early'), fromBeginning: true }, async (e) => void early.push(e.data.n));
-      await subscribe<{ n: number }>(bus, [topic], { groupId: unique('late') }, async (e) => void late.push(e.data.n));
+      await subscribe<{ n: number }>(
+        bus,
+        [topic],
+        { groupId: unique('early'), fromBeginning: true },
+        async (e) => void early.push(e.data.n),
+      );
+      await subscribe<{ n: number }>(
+        bus,
+        [topic],
+        { groupId: unique('late') },
+        async (e) => void late.push(e.data.n),
+      );
       await bus.publish(topic, { n: 2 });
       await waitFor('deliveries', () => early.length >= 3 && late.length >= 1, T);
       await sleep(quietMs);
@@ -351,7 +420,9 @@ export function eventBusContract(createBus: () => Promise<EventBus>, options: Ev
         if (first.length === 5) stopping = sub.stop();
         await sleep(2);
       });
-      await Promise.all(Array.from({ length: 30 }, (_, n) => bus.publish(topic, { n }, { key: `k${n % 3}` })));
+      await Promise.all(
+        Array.from({ length: 30 }, (_, n) => bus.publish(topic, { n }, { key: `k${n % 3}` })),
+      );
       await waitFor('stop to be requested', () => stopping !== undefined, T);
       await stopping;
       expect(first).toHaveLength(5);
@@ -411,13 +482,18 @@ export function eventBusContract(createBus: () => Promise<EventBus>, options: Ev
       const groupId = unique('g');
       const failed = gate();
       const ok: number[] = [];
-      const sub = await subscribe<{ n: number }>(bus, [topic], { groupId, retryDelayMs: 60_000 }, async (e) => {
-        if (e.data.n === 1) {
-          failed.open();
-          throw new Error('not yet');
-        }
-        ok.push(e.data.n);
-      });
+      const sub = await subscribe<{ n: number }>(
+        bus,
+        [topic],
+        { groupId, retryDelayMs: 60_000 },
+        async (e) => {
+          if (e.data.n === 1) {
+            failed.open();
+            throw new Error('not yet');
+          }
+          ok.push(e.data.n);
+        },
+      );
       await bus.publish(topic, { n: 0 }, { key: 'k' });
       await bus.publish(topic, { n: 1 }, { key: 'k' });
       await failed.promise;
@@ -428,7 +504,12 @@ export function eventBusContract(createBus: () => Promise<EventBus>, options: Ev
       expect(ok).toEqual([0]);
 
       const again: Array<{ n: number; attempt: number }> = [];
-      await subscribe<{ n: number }>(bus, [topic], { groupId }, async (e, ctx) => void again.push({ n: e.data.n, attempt: ctx.attempt }));
+      await subscribe<{ n: number }>(
+        bus,
+        [topic],
+        { groupId },
+        async (e, ctx) => void again.push({ n: e.data.n, attempt: ctx.attempt }),
+      );
       await waitFor('the redelivery', () => again.length >= 1, T);
       await sleep(quietMs);
       expect(again).toEqual([{ n: 1, attempt: 1 }]);
@@ -473,7 +554,9 @@ export function eventBusContract(createBus: () => Promise<EventBus>, options: Ev
       await bus.close();
       await expect(bus.ping()).rejects.toThrow();
       await expect(bus.publish(unique('t'), { a: 1 })).rejects.toBeInstanceOf(BusClosedError);
-      await expect(bus.subscribe([unique('t')], { groupId: unique('g') }, async () => undefined)).rejects.toBeInstanceOf(BusClosedError);
+      await expect(
+        bus.subscribe([unique('t')], { groupId: unique('g') }, async () => undefined),
+      ).rejects.toBeInstanceOf(BusClosedError);
     },
     testTimeoutMs,
   );

@@ -23,7 +23,9 @@ export interface CreateEventBusOptions extends CommonBusOptions {
 /** Creates the adapter named by `options.bus` (`memory` embedded default, `kafka` production). */
 export function createEventBus(options: CreateEventBusOptions): EventBus {
   const { bus, memory, kafka, ...common } = options;
-  const defined = Object.fromEntries(Object.entries(common).filter(([, v]) => v !== undefined)) as CommonBusOptions;
+  const defined = Object.fromEntries(
+    Object.entries(common).filter(([, v]) => v !== undefined),
+  ) as CommonBusOptions;
   switch (bus) {
     case 'memory':
       return new MemoryEventBus({ ...memory, ...defined });
@@ -39,7 +41,10 @@ export function createEventBus(options: CreateEventBusOptions): EventBus {
  * Bus options from the environment (ARCHITECTURE §2): `BUS=memory|kafka` (default memory),
  * `KAFKA_BROKERS` (comma-separated, required for kafka), `KAFKA_CLIENT_ID`, `KAFKA_IDEMPOTENT=1|true`.
  */
-export function eventBusOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, defaults: CommonBusOptions & { clientId?: string } = {}): CreateEventBusOptions {
+export function eventBusOptionsFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  defaults: CommonBusOptions & { clientId?: string } = {},
+): CreateEventBusOptions {
   const { clientId, ...common } = defaults;
   const bus = (env.BUS ?? 'memory').trim().toLowerCase();
   if (bus === 'memory') return { ...common, bus: 'memory' };

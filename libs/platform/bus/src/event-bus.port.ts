@@ -109,7 +109,11 @@ export interface EventBus {
   /** Appends one event; resolves with its envelope once the log (or the Kafka broker) accepted it. */
   publish<T>(topic: string, data: T, options?: PublishOptions): Promise<CloudEvent<T>>;
   /** Joins `options.groupId` on `topics`; resolves once the member is assigned and positioned. */
-  subscribe<T = unknown>(topics: string[], options: SubscribeOptions, handler: EventHandler<T>): Promise<Subscription>;
+  subscribe<T = unknown>(
+    topics: string[],
+    options: SubscribeOptions,
+    handler: EventHandler<T>,
+  ): Promise<Subscription>;
   /** Resolves when the bus can publish and consume; rejects with the reason otherwise (for /readyz). */
   ping(): Promise<void>;
   /** Consumer lag per group and topic plus counters (for /readyz and /metrics). */

@@ -19,6 +19,7 @@ import { deliver, newCounters, retryPolicy, type RetryPolicy } from './delivery.
 import {
   BusClosedError,
   DLQ_HEADERS,
+  DLQ_SUFFIX,
   dlqTopic,
   type BusCounters,
   type BusLogger,
@@ -166,16 +167,22 @@ export class KafkaEventBus implements EventBus {
     return envelope;
   }
 
-  async subscribe<T = unknown>(topics: string[], options: SubscribeOptions, handler: EventHandler<T>): Promise<Subscription> {
+  async subscribe<T = unknown>(
+    topics: string[],
+    options: SubscribeOptions,
+    handler: EventHandler<T>,
+  ): Promise<Subscription> {
     if (this.closed) throw new BusClosedError();
-    if (!Array.isArray(topics) || topics.length === 0) throw new TypeError('subscribe needs at least one topic');
+    if (!Array.isArray(topics) || topics.length === 0)
+      throw new TypeError('subscribe needs at least one topic');
     if (!options?.groupId) throw new TypeError('subscribe needs a groupId');
     if (typeof handler !== 'function') throw new TypeError('subscribe needs a handler function');
     const unique = [...new Set(topics)];
     unique.forEach(assertTopic);
     const policy = retryPolicy(options, this.retryDefaults);
     const concurrency = options.concurrency ?? 1;
-    if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError('concurrency must be an integer >= 1');
+    if (!Number.isInteger(concurrency) || concurrency < 1)
+      throw new RangeError('concurrency must be an integer >= 1');
 
     const consumer = this.kafka.consumer({
       groupId: options.groupId,
@@ -210,7 +217,8 @@ export class KafkaEventBus implements EventBus {
       autoCommitInterval: 1000,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: concurrency,
-      eachBatch: (payload: EachBatchPayload) => this.consumeBatch(payload, sub, handler as EventHandler, policy, abort.signal),
+      eachBatch: (payload: EachBatchPayload) =>
+        this.consumeBatch(payload, sub, handler as EventHandler, policy, abort.signal),
     };
 
     // kafkajs resolves an uncommitted partition's start (earliest/latest) in memory only, again
@@ -281,7 +289,11 @@ export class KafkaEventBus implements EventBus {
       await consumer.run(runConfig);
       const timeoutMs = this.options.subscribeTimeoutMs ?? 60_000;
       await withTimeout(ready, timeoutMs, `joining group ${options.groupId}`).catch((error: unknown) => {
-        throw lastCrash ? new Error(`${describeError(error)}; last error: ${describeError(lastCrash)}`, { cause: lastCrash }) : error;
+        throw lastCrash
+          ? new Error(`${describeError(error)}; last error: ${describeError(lastCrash)}`, {
+              cause: lastCrash,
+            })
+          : error;
       });
     } catch (error) {
       abort.abort();
@@ -348,10 +360,7 @@ export class KafkaEventBus implements EventBus {
     const producer = this.producer;
     const admin = this.admin;
     this.producer = this.admin = undefined;
-    await Promise.allSettled([
-      producer?.then((p) => p.disconnect()),
-      admin?.then((a) => a.disconnect()),
-    ]);
+    await Promise.allSettled([producer?.then((p) => p.disconnect()), admin?.then((a) => a.disconnect())]);
   }
 
   /** Seeks (and so commits) every assigned partition the group has no committed offset for. */
@@ -366,7 +375,9 @@ export class KafkaEventBus implements EventBus {
     const committed = await admin.fetchOffsets({ groupId, topics: assigned.map((a) => a.topic) });
     for (const { topic, partitions } of assigned) {
       const known = committed.find((c) => c.topic === topic)?.partitions ?? [];
-      const missing = partitions.filter((p) => Number(known.find((k) => k.partition === p)?.offset ?? -1) < 0);
+      const missing = partitions.filter(
+        (p) => Number(known.find((k) => k.partition === p)?.offset ?? -1) < 0,
+      );
       if (missing.length === 0) continue;
       const ends = await admin.fetchTopicOffsets(topic);
       for (const partition of missing) {
@@ -525,10 +536,22 @@ export class KafkaEventBus implements EventBus {
             },
           });
           this.counters.deadLettered++;
-          this.logger.warn('event dead-lettered', { topic, partition, offset: message.offset, groupId, attempts, error: reason });
+          this.logger.warn('event dead-lettered', {
+            topic,
+            partition,
+            offset: message.offset,
+            groupId,
+            attempts,
+            error: reason,
+          });
           return true;
         } catch (e) {
-          this.logger.error('dead-lettering failed; will retry', { topic, partition, offset: message.offset, error: describeError(e) });
+          this.logger.error('dead-lettering failed; will retry', {
+            topic,
+            partition,
+            offset: message.offset,
+            error: describeError(e),
+          });
           if (!(await wait(Math.min(30_000, 500 * 2 ** attempt)))) return false;
         }
       }
@@ -573,8 +596,25 @@ function decodeHeaders(raw: IHeaders | undefined): Record<string, string> {
 }
 
 /** Rebuilds the envelope from binary-mode headers; events from non-CloudEvents producers get synthesised attributes. */
-function toEnvelope(topic: string, partition: number, message: KafkaMessage, headers: Record<string, string>, key: string | undefined): CloudEvent {
-  const data: unknown = message.value === null ? null : JSON.parse(message.value.toString('utf8'));
+function toEnvelope(
+  topic: string,
+  partition: number,
+  message: KafkaMessage,
+  headers: Record<string, string>,
+  key: string | undefined,
+): CloudEvent {
+  let data: unknown = null;
+  if (message.value !== null) {
+    const text = message.value.toString('utf8');
+    try {
+      data = JSON.parse(text);
+    } catch (error) {
+      // A DLQ reader must see what was parked, even a value that never was JSON (which is
+      // exactly why it was parked); anywhere else such a value can only be dead-lettered.
+      if (!topic.endsWith(DLQ_SUFFIX)) throw error;
+      data = text;
+    }
+  }
   const event: CloudEvent = {
     id: headers[CE.id] ?? `${topic}-${partition}-${message.offset}`,
     source: headers[CE.source] ?? `kafka:${topic}`,

@@ -47,7 +47,11 @@ describe('MemoryEventBus', () => {
       e.data.list.push(99);
       seen.push(e.data);
     });
-    await bus.subscribe<{ list: number[] }>(['t.copy'], { groupId: 'b' }, async (e) => void seen.push(e.data));
+    await bus.subscribe<{ list: number[] }>(
+      ['t.copy'],
+      { groupId: 'b' },
+      async (e) => void seen.push(e.data),
+    );
     await bus.publish('t.copy', data);
     data.list.push(2);
     await waitFor('both groups', () => seen.length === 2);
@@ -76,7 +80,11 @@ describe('MemoryEventBus', () => {
     bus = new MemoryEventBus({ logger });
     const a: number[] = [];
     const b: number[] = [];
-    const subA = await bus.subscribe<{ n: number }>(['t.rebalance'], { groupId: 'g' }, async (e) => void a.push(e.data.n));
+    const subA = await bus.subscribe<{ n: number }>(
+      ['t.rebalance'],
+      { groupId: 'g' },
+      async (e) => void a.push(e.data.n),
+    );
     await bus.subscribe<{ n: number }>(['t.rebalance'], { groupId: 'g' }, async (e) => void b.push(e.data.n));
     for (let n = 0; n < 20; n++) await bus.publish('t.rebalance', { n }, { key: `k${n}` });
     await waitFor('first 20', () => a.length + b.length === 20);
@@ -120,7 +128,11 @@ describe('MemoryEventBus', () => {
   it('keeps what a stopped group has not read, up to maxMessagesPerPartition, then skips it ahead with a warning', async () => {
     bus = new MemoryEventBus({ logger, partitions: 1, segmentSize: 100, maxMessagesPerPartition: 500 });
     const seen: number[] = [];
-    const sub = await bus.subscribe<{ n: number }>(['t.cap'], { groupId: 'lagging' }, async (e) => void seen.push(e.data.n));
+    const sub = await bus.subscribe<{ n: number }>(
+      ['t.cap'],
+      { groupId: 'lagging' },
+      async (e) => void seen.push(e.data.n),
+    );
     await sub.stop();
     for (let n = 0; n < 300; n++) await bus.publish('t.cap', { n });
     expect(bus.retained('t.cap')[0]).toEqual({ partition: 0, start: 0, end: 300 });
@@ -130,7 +142,11 @@ describe('MemoryEventBus', () => {
     expect(p.end - p.start).toBeGreaterThanOrEqual(500);
     expect(warnings.some((w) => /retention dropped/.test(w))).toBe(true);
 
-    await bus.subscribe<{ n: number }>(['t.cap'], { groupId: 'lagging' }, async (e) => void seen.push(e.data.n));
+    await bus.subscribe<{ n: number }>(
+      ['t.cap'],
+      { groupId: 'lagging' },
+      async (e) => void seen.push(e.data.n),
+    );
     await waitFor('the retained tail', () => seen.length === p.end - p.start);
     expect(seen[0]).toBe(p.start);
     expect(seen[seen.length - 1]).toBe(1999);
@@ -145,7 +161,12 @@ describe('MemoryEventBus', () => {
 
 describe('createEventBus', () => {
   it('creates the adapter BUS names, with common options applied', async () => {
-    const memory = createEventBus({ bus: 'memory', maxAttempts: 2, source: '/services/x', memory: { partitions: 2 } });
+    const memory = createEventBus({
+      bus: 'memory',
+      maxAttempts: 2,
+      source: '/services/x',
+      memory: { partitions: 2 },
+    });
     expect(memory).toBeInstanceOf(MemoryEventBus);
     expect((await memory.publish('t.f', {})).source).toBe('/services/x');
     expect((memory as MemoryEventBus).retained('t.f')).toHaveLength(2);
@@ -159,7 +180,12 @@ describe('createEventBus', () => {
 
   it('reads BUS, KAFKA_BROKERS, KAFKA_CLIENT_ID and KAFKA_IDEMPOTENT', () => {
     expect(eventBusOptionsFromEnv({})).toEqual({ bus: 'memory' });
-    expect(eventBusOptionsFromEnv({ BUS: 'kafka', KAFKA_BROKERS: 'a:9092, b:9092', KAFKA_IDEMPOTENT: 'true' }, { clientId: 'svc' })).toEqual({
+    expect(
+      eventBusOptionsFromEnv(
+        { BUS: 'kafka', KAFKA_BROKERS: 'a:9092, b:9092', KAFKA_IDEMPOTENT: 'true' },
+        { clientId: 'svc' },
+      ),
+    ).toEqual({
       bus: 'kafka',
       kafka: { brokers: ['a:9092', 'b:9092'], clientId: 'svc', idempotent: true },
     });

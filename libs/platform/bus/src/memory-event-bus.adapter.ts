@@ -204,7 +204,10 @@ export class MemoryEventBus implements EventBus {
   constructor(private readonly options: MemoryEventBusOptions = {}) {
     this.defaultPartitions = positiveInt(options.partitions ?? 4, 'partitions');
     this.segmentSize = positiveInt(options.segmentSize ?? 1024, 'segmentSize');
-    this.maxMessages = Math.max(positiveInt(options.maxMessagesPerPartition ?? 100_000, 'maxMessagesPerPartition'), this.segmentSize);
+    this.maxMessages = Math.max(
+      positiveInt(options.maxMessagesPerPartition ?? 100_000, 'maxMessagesPerPartition'),
+      this.segmentSize,
+    );
     this.maxBatch = positiveInt(options.maxBatch ?? 1000, 'maxBatch');
     this.source = options.source ?? '/flowplane';
     this.logger = options.logger ?? consoleLogger;
@@ -237,9 +240,14 @@ export class MemoryEventBus implements EventBus {
     return envelope;
   }
 
-  async subscribe<T = unknown>(topics: string[], options: SubscribeOptions, handler: EventHandler<T>): Promise<Subscription> {
+  async subscribe<T = unknown>(
+    topics: string[],
+    options: SubscribeOptions,
+    handler: EventHandler<T>,
+  ): Promise<Subscription> {
     if (this.closed) throw new BusClosedError();
-    if (!Array.isArray(topics) || topics.length === 0) throw new TypeError('subscribe needs at least one topic');
+    if (!Array.isArray(topics) || topics.length === 0)
+      throw new TypeError('subscribe needs at least one topic');
     if (!options?.groupId) throw new TypeError('subscribe needs a groupId');
     if (typeof handler !== 'function') throw new TypeError('subscribe needs a handler function');
     const unique = [...new Set(topics)];
@@ -279,7 +287,12 @@ export class MemoryEventBus implements EventBus {
           const lag = end - Math.max(c.committed, c.log.base);
           return { partition: c.log.partition, committed: c.committed, end, lag };
         });
-        consumers.push({ groupId: group.id, topic, lag: partitions.reduce((s, p) => s + p.lag, 0), partitions });
+        consumers.push({
+          groupId: group.id,
+          topic,
+          lag: partitions.reduce((s, p) => s + p.lag, 0),
+          partitions,
+        });
       }
     }
     return { kind: 'memory', consumers, counters: { ...this.counters } };
@@ -287,7 +300,11 @@ export class MemoryEventBus implements EventBus {
 
   /** The retained offset range of each partition of `topic` (empty when the topic was never used). */
   retained(topic: string): Array<{ partition: number; start: number; end: number }> {
-    return (this.topics.get(topic)?.logs ?? []).map((l) => ({ partition: l.partition, start: l.base, end: l.end }));
+    return (this.topics.get(topic)?.logs ?? []).map((l) => ({
+      partition: l.partition,
+      start: l.base,
+      end: l.end,
+    }));
   }
 
   async close(): Promise<void> {
@@ -300,7 +317,10 @@ export class MemoryEventBus implements EventBus {
   private topic(name: string): Topic {
     let topic = this.topics.get(name);
     if (!topic) {
-      const count = positiveInt(this.options.topicPartitions?.[name] ?? this.defaultPartitions, `partitions of ${name}`);
+      const count = positiveInt(
+        this.options.topicPartitions?.[name] ?? this.defaultPartitions,
+        `partitions of ${name}`,
+      );
       topic = { name, logs: [], next: 0 };
       for (let p = 0; p < count; p++) topic.logs.push(new PartitionLog(name, p, this.segmentSize));
       this.topics.set(name, topic);
@@ -308,7 +328,12 @@ export class MemoryEventBus implements EventBus {
     return topic;
   }
 
-  private append(topicName: string, key: string | undefined, value: string, headers: Readonly<Record<string, string>>): void {
+  private append(
+    topicName: string,
+    key: string | undefined,
+    value: string,
+    headers: Readonly<Record<string, string>>,
+  ): void {
     const topic = this.topic(topicName);
     const n = topic.logs.length;
     const log = topic.logs[key === undefined ? topic.next++ % n : partitionOf(key, n)];
@@ -431,7 +456,11 @@ export class MemoryEventBus implements EventBus {
       }
     } catch (error) {
       // Only bus bugs land here (handler errors are caught above); never lose the partition over it.
-      this.logger.error('event bus drain failed', { topic: log.topic, partition: log.partition, error: describeError(error) });
+      this.logger.error('event bus drain failed', {
+        topic: log.topic,
+        partition: log.partition,
+        error: describeError(error),
+      });
     } finally {
       c.busy = false;
       m.active--;

@@ -10,7 +10,11 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-async function waitFor(what: string, predicate: () => boolean | Promise<boolean>, timeoutMs = 3000): Promise<void> {
+async function waitFor(
+  what: string,
+  predicate: () => boolean | Promise<boolean>,
+  timeoutMs = 3000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await predicate())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -19,7 +23,11 @@ async function waitFor(what: string, predicate: () => boolean | Promise<boolean>
 }
 
 /** Delegates to a real bus, failing the next `failures` publishes (before or after the bus accepted them). */
-function flakyBus(inner: EventBus, mode: 'reject' | 'accept-then-crash', failures: number): EventBus & { calls: number } {
+function flakyBus(
+  inner: EventBus,
+  mode: 'reject' | 'accept-then-crash',
+  failures: number,
+): EventBus & { calls: number } {
   const bus = Object.create(inner) as EventBus & { calls: number };
   bus.calls = 0;
   bus.publish = async (topic, data, options) => {
@@ -68,7 +76,12 @@ describe('Outbox', () => {
     const profiles = store.collection('profiles');
     const envelope = await o.withTransaction(async (session) => {
       await profiles.insertOne({ _id: 'p1', name: 'Ada' }, { session });
-      return o.enqueue(session, 'profiles.updated', { id: 'p1', at: new Date(0) }, { key: 'p1', entitytype: 'profile', action: 'updated' });
+      return o.enqueue(
+        session,
+        'profiles.updated',
+        { id: 'p1', at: new Date(0) },
+        { key: 'p1', entitytype: 'profile', action: 'updated' },
+      );
     });
     await waitFor('the event', () => received.length === 1);
     expect(received[0]).toMatchObject({
@@ -101,7 +114,9 @@ describe('Outbox', () => {
   it('loses nothing when the process dies between the commit and the publish: the next relay publishes it once', async () => {
     // The first process commits and "dies" before any relay ran.
     const dead = new Outbox(store, bus, { logger: silent });
-    const envelope = await store.withTransaction((session) => dead.enqueue(session, 'profiles.updated', { id: 'p9' }, { key: 'p9' }));
+    const envelope = await store.withTransaction((session) =>
+      dead.enqueue(session, 'profiles.updated', { id: 'p9' }, { key: 'p9' }),
+    );
     await sleep(50);
     expect(received).toEqual([]);
 
@@ -118,7 +133,9 @@ describe('Outbox', () => {
     const crashing = flakyBus(bus, 'accept-then-crash', 1);
     const o = outbox(crashing);
     o.start();
-    const envelope = await o.withTransaction((session) => o.enqueue(session, 'profiles.updated', { id: 'p2' }, { key: 'p2' }));
+    const envelope = await o.withTransaction((session) =>
+      o.enqueue(session, 'profiles.updated', { id: 'p2' }, { key: 'p2' }),
+    );
     await waitFor('two deliveries', () => received.length >= 2);
     // At-least-once: a duplicate, but one a consumer can drop by id.
     expect(received.map((e) => e.id)).toEqual([envelope.id, envelope.id]);
@@ -145,7 +162,11 @@ describe('Outbox', () => {
     await store.withTransaction((session) => o.enqueue(session, 'profiles.updated', { id: 'p3' }));
     await expect(o.flush()).rejects.toThrow(/broker unavailable/);
     const [entry] = await store.collection('outbox').find({});
-    expect(entry).toMatchObject({ topic: 'profiles.updated', attempts: 1, lastError: expect.stringContaining('broker unavailable') });
+    expect(entry).toMatchObject({
+      topic: 'profiles.updated',
+      attempts: 1,
+      lastError: expect.stringContaining('broker unavailable'),
+    });
   });
 
   it('lets one relay per store publish at a time, and another take over when it stops', async () => {
@@ -155,7 +176,9 @@ describe('Outbox', () => {
     await sleep(30);
     b.start();
     for (let n = 0; n < 20; n++) {
-      await store.withTransaction((session) => a.enqueue(session, 'profiles.updated', { n }, { key: `k${n % 3}` }));
+      await store.withTransaction((session) =>
+        a.enqueue(session, 'profiles.updated', { n }, { key: `k${n % 3}` }),
+      );
       a.kick();
       b.kick();
     }

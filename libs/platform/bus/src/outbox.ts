@@ -96,7 +96,12 @@ export class Outbox {
    * Writes an event in the caller's transaction; it is published once the transaction committed
    * and the relay ran. Returns the envelope the consumers will see (same id, time and source).
    */
-  async enqueue<T>(session: StoreSession, topic: string, data: T, options: PublishOptions = {}): Promise<CloudEvent<T>> {
+  async enqueue<T>(
+    session: StoreSession,
+    topic: string,
+    data: T,
+    options: PublishOptions = {},
+  ): Promise<CloudEvent<T>> {
     assertTopic(topic);
     assertHeaders(options.headers);
     const json = encodeData(data);
@@ -209,10 +214,15 @@ export class Outbox {
       if (failures.length) {
         for (const { doc, reason } of failures) {
           await this.entries
-            .updateOne({ _id: doc._id }, { $inc: { attempts: 1 }, $set: { lastError: describeError(reason) } })
+            .updateOne(
+              { _id: doc._id },
+              { $inc: { attempts: 1 }, $set: { lastError: describeError(reason) } },
+            )
             .catch(() => undefined);
         }
-        throw new Error(`outbox relay: ${failures.length} publish(es) failed: ${describeError(failures[0].reason)}`);
+        throw new Error(
+          `outbox relay: ${failures.length} publish(es) failed: ${describeError(failures[0].reason)}`,
+        );
       }
       if (batch.length < this.batchSize) return published;
     }

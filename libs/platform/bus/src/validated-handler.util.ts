@@ -26,7 +26,9 @@ export function validatedHandler<T extends object>(
   return async (event, ctx) => {
     const data: unknown = event.data;
     if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-      throw new InvalidEventPayloadError(event.type, [`payload must be an object, got ${data === null ? 'null' : Array.isArray(data) ? 'an array' : typeof data}`]);
+      throw new InvalidEventPayloadError(event.type, [
+        `payload must be an object, got ${data === null ? 'null' : Array.isArray(data) ? 'an array' : typeof data}`,
+      ]);
     }
     const instance = plainToInstance(payload, data);
     const errors = await validate(instance, { whitelist: true, forbidUnknownValues: true });
@@ -39,7 +41,8 @@ function flatten(errors: ValidationError[], prefix = ''): string[] {
   const out: string[] = [];
   for (const e of errors) {
     const path = prefix ? `${prefix}.${e.property}` : e.property;
-    for (const message of Object.values(e.constraints ?? {})) out.push(prefix ? `${path}: ${message}` : message);
+    for (const message of Object.values(e.constraints ?? {}))
+      out.push(prefix ? `${path}: ${message}` : message);
     if (e.children?.length) out.push(...flatten(e.children, path));
   }
   return out;

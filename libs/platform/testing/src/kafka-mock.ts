@@ -67,11 +67,18 @@ export function startKafkaMock(options: KafkaMockOptions = {}): Promise<KafkaMoc
       reject(error);
     };
     const timer = setTimeout(
-      () => fail(new Error(`Kafka mock did not print its address within ${options.startTimeoutMs ?? 10_000} ms: ${stderr}`)),
+      () =>
+        fail(
+          new Error(
+            `Kafka mock did not print its address within ${options.startTimeoutMs ?? 10_000} ms: ${stderr}`,
+          ),
+        ),
       options.startTimeoutMs ?? 10_000,
     );
     child.once('error', (e) => fail(e));
-    child.once('exit', (code, signal) => fail(new Error(`Kafka mock exited (${code ?? signal}) before listening: ${stderr.trim()}`)));
+    child.once('exit', (code, signal) =>
+      fail(new Error(`Kafka mock exited (${code ?? signal}) before listening: ${stderr.trim()}`)),
+    );
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr = (stderr + chunk).slice(-4000);
     });

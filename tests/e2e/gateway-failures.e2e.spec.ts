@@ -13,7 +13,11 @@ describe('gateway failure handling', () => {
   beforeAll(async () => {
     slow = createServer((req, res) => {
       const delay = req.url?.includes('slow') ? 2000 : 0;
-      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ path: req.url, rid: req.headers['x-request-id'] })), delay);
+      let bytes = 0;
+      req.on('data', (c: Buffer) => (bytes += c.length));
+      req.on('end', () =>
+        setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ path: req.url, rid: req.headers['x-request-id'], bytes, xff: req.headers['x-forwarded-for'] })), delay),
+      );
     });
     await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
     const slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
@@ -40,7 +44,28 @@ describe('gateway failure handling', () => {
   it('forwards the path and the request id to the owning service', async () => {
     const res = await call(`${url}/api/v1/flows/abc?x=1`, { headers: { 'x-request-id': 'trace-1' } });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ path: '/api/v1/flows/abc?x=1', rid: 'trace-1' });
+    expect(res.body).toMatchObject({ path: '/api/v1/flows/abc?x=1', rid: 'trace-1', bytes: 0, xff: '127.0.0.1' });
+  });
+
+  it('streams request bodies to the service', async () => {
+    const res = await call(`${url}/api/v1/flows/abc`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ data: 'y'.repeat(100_000) }) });
+    expect(res.status).toBe(200);
+    expect(res.body.bytes).toBe(100_011);
+  });
+
+  it('cuts a chunked body at the limit with 413', async () => {
+    const chunk = new Uint8Array(256 * 1024);
+    let sent = 0;
+    const body = new ReadableStream({
+      pull(controller) {
+        if (sent >= 8) return controller.close();
+        sent++;
+        controller.enqueue(chunk);
+      },
+    });
+    const res = await fetch(`${url}/api/v1/flows/abc`, { method: 'POST', body, duplex: 'half' } as RequestInit).catch((e: Error) => e);
+    if (res instanceof Error) throw res;
+    expect(res.status).toBe(413);
   });
 
   it('answers 503 naming a service that is down', async () => {

@@ -1,7 +1,8 @@
 import httpProxy from 'http-proxy';
-import { Agent, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
+import { type Dispatcher, Pool } from 'undici';
 import { errorBody, REQUEST_ID_HEADER, requestIdOf } from '@flowplane/platform/http';
 import { type UpstreamService, UPSTREAM_SERVICES } from './gateway.env';
 import { serviceForApiPath } from './route-table';
@@ -25,7 +26,31 @@ export interface ProxyOptions {
 
 const API_PREFIX_LENGTH = '/api/v1'.length;
 
-type ProxiedRequest = IncomingMessage & { flowplaneService?: UpstreamService; flowplaneTimedOut?: boolean; flowplaneTooLarge?: boolean };
+// RFC 9110 §7.6.1: connection-specific headers are not forwarded by a proxy.
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+
+/** The request headers to send upstream: end-to-end headers plus X-Forwarded-*. */
+function forwardHeaders(req: IncomingMessage): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (v !== undefined && !HOP_BY_HOP.has(k) && k !== 'host') out[k] = v;
+  }
+  const client = req.socket.remoteAddress ?? '';
+  const prior = req.headers['x-forwarded-for'];
+  out['x-forwarded-for'] = prior ? `${Array.isArray(prior) ? prior.join(', ') : prior}, ${client}` : client;
+  if (req.headers.host) out['x-forwarded-host'] = req.headers.host;
+  out['x-forwarded-proto'] = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
+  return out;
+}
+
+/** The upstream's response headers minus hop-by-hop ones. */
+function responseHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = v;
+  return out;
+}
+
+type ProxiedRequest = IncomingMessage & { flowplaneService?: UpstreamService; flowplaneTooLarge?: boolean };
 
 function sendJson(res: ServerResponse, status: number, body: object, headers: Record<string, string> = {}): void {
   if (res.headersSent) {
@@ -53,30 +78,15 @@ export function parseByteSize(size: string): number {
 
 /** The gateway's reverse proxy: prefix routing, body limit, rate limit, timeouts, WebSocket upgrades. */
 export class GatewayProxy {
-  private readonly proxy = httpProxy.createProxyServer({ xfwd: true, ws: true, changeOrigin: false, agent: new Agent({ keepAlive: true, maxSockets: 512 }) });
+  private readonly proxy = httpProxy.createProxyServer({ xfwd: true, ws: true, changeOrigin: false });
   private readonly limiter?: RateLimiterMemory;
+  private readonly pools = new Map<UpstreamService, Pool>();
 
   constructor(private readonly o: ProxyOptions) {
     if (o.rateLimit > 0) this.limiter = new RateLimiterMemory({ points: o.rateLimit, duration: 60 });
-    this.proxy.on('proxyReq', (proxyReq, req: ProxiedRequest) => {
-      proxyReq.setTimeout(o.timeoutMs, () => {
-        req.flowplaneTimedOut = true;
-        proxyReq.destroy(new Error('upstream timeout'));
-      });
-    });
-    this.proxy.on('error', (err, req: ProxiedRequest, res) => {
-      const service = req.flowplaneService ?? 'upstream';
-      if (req.flowplaneTooLarge) return;
-      // Upgrades hand a socket, requests a ServerResponse (duck-typed: instanceof breaks across realms).
-      if (typeof (res as ServerResponse).writeHead !== 'function') {
-        (res as Duplex).destroy();
-        return;
-      }
-      if (req.flowplaneTimedOut) {
-        sendJson(res as ServerResponse, 504, errorBody(504, `service ${service} did not answer within ${o.timeoutMs} ms`, { service }));
-      } else {
-        sendJson(res as ServerResponse, 503, errorBody(503, `service ${service} is unavailable`, { service, reason: (err as NodeJS.ErrnoException).code ?? 'ERROR' }));
-      }
+    // http-proxy carries WebSocket upgrades only; HTTP requests go through undici pools.
+    this.proxy.on('error', (_err, _req, target) => {
+      if (typeof (target as Duplex).destroy === 'function') (target as Duplex).destroy();
     });
   }
 
@@ -150,9 +160,54 @@ export class GatewayProxy {
       req.resume();
       return;
     }
-    if (req.headers['transfer-encoding']) this.guardStreamedBody(req, res);
-    if (rewritePath) req.url = rewritePath;
-    this.proxy.web(req, res, { target: this.o.upstreams[service] });
+    const streamed = req.headers['transfer-encoding'] !== undefined;
+    if (streamed) this.guardStreamedBody(req, res);
+    const hasBody = streamed || declared > 0;
+    const abort = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) abort.abort();
+    });
+    this.pool(service).stream(
+      {
+        path: rewritePath ?? req.url ?? '/',
+        method: req.method as Dispatcher.HttpMethod,
+        headers: forwardHeaders(req),
+        body: hasBody ? req : undefined,
+        signal: abort.signal,
+      },
+      ({ statusCode, headers }) => {
+        res.writeHead(statusCode, responseHeaders(headers));
+        return res;
+      },
+      (err) => {
+        if (!err || req.flowplaneTooLarge || abort.signal.aborted) return;
+        const code = (err as { code?: string }).code ?? '';
+        if (res.headersSent) {
+          res.destroy();
+        } else if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+          sendJson(res, 504, errorBody(504, `service ${service} did not answer within ${this.o.timeoutMs} ms`, { service }));
+        } else {
+          const reason = (err as { cause?: { code?: string } }).cause?.code ?? (code || 'ERROR');
+          sendJson(res, 503, errorBody(503, `service ${service} is unavailable`, { service, reason }));
+        }
+      },
+    );
+  }
+
+  /** One keep-alive connection pool per upstream, created on first use. */
+  private pool(service: UpstreamService): Pool {
+    let pool = this.pools.get(service);
+    if (!pool) {
+      pool = new Pool(this.o.upstreams[service], {
+        connections: 256,
+        keepAliveTimeout: 30_000,
+        headersTimeout: this.o.timeoutMs,
+        bodyTimeout: this.o.timeoutMs,
+        connectTimeout: Math.min(this.o.timeoutMs, 10_000),
+      });
+      this.pools.set(service, pool);
+    }
+    return pool;
   }
 
   /** Chunked bodies have no declared length: count bytes as they stream and cut the request at the limit. */
@@ -189,5 +244,7 @@ export class GatewayProxy {
 
   close(): void {
     this.proxy.close();
+    for (const pool of this.pools.values()) void pool.close();
+    this.pools.clear();
   }
 }

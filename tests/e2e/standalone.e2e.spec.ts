@@ -166,3 +166,31 @@ describe('standalone data', () => {
     }
   });
 });
+
+describe('AsyncAPI document', () => {
+  let platform: Standalone;
+  beforeAll(async () => {
+    platform = await startStandalone({ env: { ...process.env, PORT: '0', STORE: 'memory', AUTH_JWT_SECRET: TEST_SECRET, LOG_LEVEL: 'silent' } });
+  });
+  afterAll(() => platform?.close());
+
+  it('describes every topic with its payload schema at /api/v1/asyncapi.yaml', async () => {
+    const { parse } = await import('yaml');
+    const { FIXED_TOPICS } = await import('@flowplane/contracts');
+    const res = await fetch(`${platform.url}/api/v1/asyncapi.yaml`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('yaml');
+    const doc = parse(await res.text());
+    expect(doc.asyncapi).toBe('2.6.0');
+    expect(Object.keys(doc.channels).sort()).toEqual([...FIXED_TOPICS].sort());
+    for (const [topic, channel] of Object.entries<any>(doc.channels)) {
+      const msg = doc.components.messages[channel.subscribe.message.$ref.split('/').pop()];
+      expect(msg.title).toBe(topic);
+      const schema = doc.components.schemas[msg.payload.$ref.split('/').pop()];
+      expect(schema).toMatchObject({ type: 'object' });
+      // every $ref resolves inside the document
+      for (const m of JSON.stringify(schema).matchAll(/"#\/components\/schemas\/([^"]+)"/g)) expect(doc.components.schemas[m[1]]).toBeDefined();
+    }
+    expect(doc.components.schemas.ProfilesUpdatedPayload.required).toEqual(expect.arrayContaining(['module', 'kind', 'profileId', 'action']));
+  });
+});

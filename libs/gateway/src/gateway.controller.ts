@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Inject, Post, Query, Res } from '@nestjs/common';
+import { Controller, Get, Header, HttpCode, Inject, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiQuery, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { hostname } from 'node:os';
@@ -6,6 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { AdminRoute, Public } from '@flowplane/platform/auth';
 import { EVENT_BUS, type EventBus } from '@flowplane/platform/bus';
 import { PLATFORM_PROBE_ACK_TOPIC, PLATFORM_PROBE_TOPIC } from '@flowplane/platform/service';
+import { stringify } from 'yaml';
+import { buildAsyncApi } from './asyncapi';
 import { OpenApiAggregator } from './openapi-aggregator';
 import { UpstreamClient } from './upstream-client';
 import { UPSTREAM_SERVICES } from './gateway.env';
@@ -14,6 +16,8 @@ import { UPSTREAM_SERVICES } from './gateway.env';
 @ApiTags('gateway')
 @Controller()
 export class GatewayController {
+  private asyncapiYaml?: string;
+
   constructor(
     private readonly upstreams: UpstreamClient,
     private readonly docs: OpenApiAggregator,
@@ -47,6 +51,16 @@ export class GatewayController {
   @ApiExcludeEndpoint()
   openapi() {
     return this.docs.merged();
+  }
+
+  /** The AsyncAPI 2.6 description of every platform topic. */
+  @Get('asyncapi.yaml')
+  @Public()
+  @Header('Content-Type', 'application/yaml; charset=utf-8')
+  @ApiOperation({ summary: 'AsyncAPI 2.6 description of every bus topic (YAML)' })
+  asyncapi(): string {
+    this.asyncapiYaml ??= stringify(buildAsyncApi(process.env.npm_package_version ?? '0.1.0'));
+    return this.asyncapiYaml;
   }
 
   /** Services with their version, uptime and adapters (admin). */

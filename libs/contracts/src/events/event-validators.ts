@@ -1,3 +1,4 @@
+import { JSONSchema } from 'class-validator-jsonschema';
 import { registerDecorator, type ValidationArguments, type ValidationOptions } from 'class-validator';
 
 // class-validator has no decorator for "object whose values are all strings" (labels, tags maps),
@@ -6,6 +7,8 @@ import { registerDecorator, type ValidationArguments, type ValidationOptions } f
 /** Validates a plain object whose own values are all strings (a `map string to string` of the spec). */
 export function IsStringRecord(options?: ValidationOptions): PropertyDecorator {
   return (target: object, propertyName: string | symbol) => {
+    // The schema generator (AsyncAPI) cannot see through a custom validator: state the shape directly.
+    JSONSchema(() => ({ type: 'object', additionalProperties: { type: 'string' } }))(target, String(propertyName));
     registerDecorator({
       name: 'isStringRecord',
       target: target.constructor,

@@ -1,15 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { MemoryEventBus } from '@flowplane/platform/bus';
+import type { BenchResult } from './bench-result';
 
-/** One benchmark figure next to its baseline, as every bench/ file reports it. */
-export interface BenchResult {
-  name: string;
-  ours: number;
-  baseline: number;
-  unit: string;
-  /** ours / baseline (higher is better for rates). */
-  ratio: number;
-}
 
 const EVENTS = Number(process.env.BUS_BENCH_EVENTS ?? 200_000);
 /** Publishes per synchronous burst before yielding to the event loop, as a busy service would. */

@@ -1,15 +1,8 @@
 import autocannon from 'autocannon';
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
+import type { BenchResult } from './bench-result';
 
-export interface BenchResult {
-  name: string;
-  ours: number;
-  baseline: number;
-  unit: string;
-  ratio: number;
-  notes?: string;
-}
 
 const root = path.resolve(__dirname, '..', '..');
 

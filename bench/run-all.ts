@@ -1,13 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { BenchResult } from './bench-result';
 
-interface BenchResult {
-  name: string;
-  ours: number;
-  baseline: number;
-  unit: string;
-  ratio: number;
-}
 
 /** `npm run bench`: every benchmark, each beside its baseline from the same run; JSON to bench/results/. */
 async function main(): Promise<void> {

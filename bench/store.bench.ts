@@ -14,14 +14,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { type FsyncPolicy, type StoreDocument, createEmbeddedStore } from '@flowplane/platform/store';
+import type { BenchResult } from './bench-result';
 
-export interface BenchRow {
-  name: string;
-  ours: number;
-  baseline: number;
-  unit: string;
-  ratio: number;
-}
 
 interface User extends StoreDocument {
   _id: string;
@@ -111,7 +105,7 @@ async function measureStore(
 }
 
 /** Runs the benchmark and returns one row per measurement. */
-export async function run(): Promise<BenchRow[]> {
+export async function run(): Promise<BenchResult[]> {
   const root = mkdtempSync(path.join(tmpdir(), 'store-bench-'));
   try {
     const n = 50_000;
@@ -125,7 +119,7 @@ export async function run(): Promise<BenchRow[]> {
     const seq = await measureStore(path.join(root, 'seq'), w, 1, 'interval');
     const conc = await measureStore(path.join(root, 'conc'), w, 100, 'interval');
     const always = await measureStore(path.join(root, 'always'), workload(20_000, 'u'), 100, 'always');
-    const row = (name: string, ours: number, baseline: number): BenchRow => ({
+    const row = (name: string, ours: number, baseline: number): BenchResult => ({
       name,
       ours,
       baseline,
@@ -143,7 +137,7 @@ export async function run(): Promise<BenchRow[]> {
   }
 }
 
-function printTable(rows: BenchRow[]): void {
+function printTable(rows: BenchResult[]): void {
   const fmt = (v: number) => v.toLocaleString('en-US');
   const header = ['benchmark', 'embedded store', 'plain Map', 'unit', 'ratio'];
   const lines = rows.map((r) => [r.name, fmt(r.ours), fmt(r.baseline), r.unit, r.ratio.toFixed(4)]);

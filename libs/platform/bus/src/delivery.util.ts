@@ -1,3 +1,4 @@
+import { assertTopic } from './cloud-event.util';
 import type { CloudEvent } from '@flowplane/contracts';
 import { isNonRetriable } from './cloud-event.util';
 import type { BusCounters, ConsumeContext, EventHandler, SubscribeOptions } from './event-bus.port';
@@ -11,6 +12,23 @@ export interface RetryPolicy {
 export const DEFAULT_MAX_ATTEMPTS = 5;
 export const DEFAULT_RETRY_DELAY_MS = 200;
 export const DEFAULT_MAX_RETRY_DELAY_MS = 30_000;
+
+/** What every adapter checks before joining a group: the topics (deduplicated), the retry policy and the concurrency. */
+export function checkSubscription(
+  topics: string[],
+  options: SubscribeOptions,
+  handler: unknown,
+  defaults: Partial<RetryPolicy>,
+): { topics: string[]; policy: RetryPolicy; concurrency: number } {
+  if (!Array.isArray(topics) || topics.length === 0) throw new TypeError('subscribe needs at least one topic');
+  if (!options?.groupId) throw new TypeError('subscribe needs a groupId');
+  if (typeof handler !== 'function') throw new TypeError('subscribe needs a handler function');
+  const unique = [...new Set(topics)];
+  unique.forEach(assertTopic);
+  const concurrency = options.concurrency ?? 1;
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError('concurrency must be an integer >= 1');
+  return { topics: unique, policy: retryPolicy(options, defaults), concurrency };
+}
 
 /** The retry policy of a subscription, from its options over the adapter's defaults. */
 export function retryPolicy(options: SubscribeOptions, defaults: Partial<RetryPolicy>): RetryPolicy {

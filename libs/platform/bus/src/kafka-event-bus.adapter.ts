@@ -15,7 +15,7 @@ import {
   type RetryOptions,
 } from 'kafkajs';
 import { assertHeaders, assertTopic, buildEnvelope, describeError, encodeData } from './cloud-event.util';
-import { deliver, newCounters, retryPolicy, type RetryPolicy } from './delivery.util';
+import { checkSubscription, deliver, newCounters, type RetryPolicy } from './delivery.util';
 import {
   BusClosedError,
   DLQ_HEADERS,
@@ -173,16 +173,7 @@ export class KafkaEventBus implements EventBus {
     handler: EventHandler<T>,
   ): Promise<Subscription> {
     if (this.closed) throw new BusClosedError();
-    if (!Array.isArray(topics) || topics.length === 0)
-      throw new TypeError('subscribe needs at least one topic');
-    if (!options?.groupId) throw new TypeError('subscribe needs a groupId');
-    if (typeof handler !== 'function') throw new TypeError('subscribe needs a handler function');
-    const unique = [...new Set(topics)];
-    unique.forEach(assertTopic);
-    const policy = retryPolicy(options, this.retryDefaults);
-    const concurrency = options.concurrency ?? 1;
-    if (!Number.isInteger(concurrency) || concurrency < 1)
-      throw new RangeError('concurrency must be an integer >= 1');
+    const { topics: unique, policy, concurrency } = checkSubscription(topics, options, handler, this.retryDefaults);
 
     const consumer = this.kafka.consumer({
       groupId: options.groupId,

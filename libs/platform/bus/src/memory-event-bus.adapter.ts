@@ -1,6 +1,6 @@
 import type { CloudEvent } from '@flowplane/contracts';
 import { assertHeaders, assertTopic, buildEnvelope, describeError } from './cloud-event.util';
-import { deliver, newCounters, retryPolicy, type Delivery, type RetryPolicy } from './delivery.util';
+import { checkSubscription, deliver, newCounters, type Delivery, type RetryPolicy } from './delivery.util';
 import {
   BusClosedError,
   DLQ_HEADERS,
@@ -246,14 +246,7 @@ export class MemoryEventBus implements EventBus {
     handler: EventHandler<T>,
   ): Promise<Subscription> {
     if (this.closed) throw new BusClosedError();
-    if (!Array.isArray(topics) || topics.length === 0)
-      throw new TypeError('subscribe needs at least one topic');
-    if (!options?.groupId) throw new TypeError('subscribe needs a groupId');
-    if (typeof handler !== 'function') throw new TypeError('subscribe needs a handler function');
-    const unique = [...new Set(topics)];
-    unique.forEach(assertTopic);
-    const policy = retryPolicy(options, this.retryDefaults);
-    const concurrency = positiveInt(options.concurrency ?? 1, 'concurrency');
+    const { topics: unique, policy, concurrency } = checkSubscription(topics, options, handler, this.retryDefaults);
 
     let group = this.groups.get(options.groupId);
     if (!group) {

@@ -146,6 +146,15 @@ describe('standalone platform through the gateway', () => {
     expect(text).toMatch(/http_requests_total\{[^}]*route="\/healthz"[^}]*status="200"/);
     expect(text).toContain('http_request_duration_seconds_bucket');
     expect(text).toContain('process_cpu_user_seconds_total');
+    // The probe consumer of every service is a group on the shared bus: its lag is exported.
+    expect(text).toMatch(/bus_consumer_lag\{[^}]*group="profiles-probe",topic="platform.probe"[^}]*\} 0/);
+    expect(text).toMatch(/bus_events\{[^}]*outcome="published"[^}]*\} \d+/);
+  });
+
+  it('reports consumer lag with the bus readiness check', async () => {
+    const res = await call(`${platform.services.find((s) => s.name === 'hub')!.url}/readyz`);
+    expect(res.status).toBe(200);
+    expect(res.body.info.bus).toMatchObject({ status: 'up', lag: expect.any(Number), consumers: expect.any(Number) });
   });
 });
 

@@ -39,8 +39,8 @@ export class HealthController {
     const checks = this.registry.entries().map(([name, check]) => async (): Promise<HealthIndicatorResult> => {
       const session = this.indicators.check(name);
       try {
-        await withTimeout(check(), CHECK_TIMEOUT_MS);
-        return session.up();
+        const details = await withTimeout(check(), CHECK_TIMEOUT_MS);
+        return details && typeof details === 'object' ? session.up(details as Record<string, unknown>) : session.up();
       } catch (e) {
         return session.down({ message: (e as Error)?.message ?? String(e) });
       }

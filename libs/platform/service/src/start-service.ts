@@ -8,7 +8,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AuthEnv, BusEnv, HttpEnv, KafkaEnv, LogEnv, loadConfig, MongoEnv, StoreEnv, VectorEnv } from '@flowplane/platform/config';
 import type { EventBus } from '@flowplane/platform/bus';
-import { createMetricsRegistry, ReadinessRegistry } from '@flowplane/platform/health';
+import { createMetricsRegistry, ReadinessRegistry, registerBusMetrics } from '@flowplane/platform/health';
 import { expressErrorHandler, requestIdMiddleware } from '@flowplane/platform/http';
 import type { Store } from '@flowplane/platform/store';
 import type { VectorStore } from '@flowplane/platform/vector';
@@ -84,7 +84,16 @@ async function boot(def: ServiceDefinition, ctx: ServiceContext, owned: Array<{ 
   const config = ctx.config;
   const { registry, httpMiddleware } = createMetricsRegistry(def.name);
   const readiness = new ReadinessRegistry();
-  if (ctx.bus) readiness.add('bus', () => ctx.bus!.ping());
+  if (ctx.bus) {
+    const bus = ctx.bus;
+    // Ready when the bus answers; the consumer lag rides along for operators (it never fails readiness).
+    readiness.add('bus', async () => {
+      await bus.ping();
+      const { consumers } = await bus.stats();
+      return { lag: consumers.reduce((n, c) => n + c.lag, 0), consumers: consumers.length };
+    });
+    registerBusMetrics(registry, bus);
+  }
   if (ctx.store) readiness.add('store', () => ctx.store!.ping());
   if (ctx.vector) readiness.add('vector', () => ctx.vector!.ping());
 

@@ -1,10 +1,10 @@
-import { Body, Controller, Get, Module, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Headers, Module, Post, Query } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import { IsInt, IsString, Max, Min, ValidateNested } from 'class-validator';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { Public, TokenVerifier } from '@flowplane/platform/auth';
-import { type RunningService, type ServiceDefinition, startService } from '@flowplane/platform/service';
+import { CurrentPrincipal, Internal, type Principal, Public, TokenVerifier } from '@flowplane/platform/auth';
+import { type RunningService, ServiceClients, type ServiceDefinition, startService } from '@flowplane/platform/service';
 import { call, TEST_SECRET } from '../support/http';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -48,7 +48,7 @@ class ThingsController {
 class ThingsModule {}
 
 const def: ServiceDefinition = { name: 'things', title: 'Things', description: 'test service', defaultPort: 0, uses: {}, module: () => ThingsModule };
-const env = { PORT: '0', AUTH_JWT_SECRET: TEST_SECRET, LOG_LEVEL: 'silent' };
+const env = { PORT: '0', AUTH_JWT_SECRET: TEST_SECRET, LOG_LEVEL: process.env.DEBUG_LOG ?? 'silent' };
 
 describe('service kit', () => {
   let svc: RunningService;
@@ -83,6 +83,59 @@ describe('service kit', () => {
     const res = await call(`${svc.url}/openapi.json`);
     expect(res.status).toBe(200);
     expect(res.body.paths['/api/v1/things'].post.operationId).toBe('things_Things_create');
+  });
+});
+
+@Controller('internal/echo')
+class EchoController {
+  @Get()
+  @Internal()
+  echo(@Headers('x-request-id') rid: string, @CurrentPrincipal() who: Principal) {
+    return { rid, sub: who.sub };
+  }
+}
+@Module({ controllers: [EchoController] })
+class EchoModule {}
+
+@Controller('relay')
+class RelayController {
+  constructor(private readonly clients: ServiceClients) {}
+
+  @Get()
+  @Public()
+  relay() {
+    return this.clients.for('profiles', { retries: 0, timeoutMs: 1000 }).get('/internal/echo');
+  }
+}
+@Module({ controllers: [RelayController] })
+class RelayModule {}
+
+describe('calls between services', () => {
+  const serviceUrls: Record<string, string> = {};
+  let callee: RunningService;
+  let caller: RunningService;
+
+  beforeAll(async () => {
+    callee = await startService({ ...def, name: 'profiles', module: () => EchoModule }, { env });
+    serviceUrls.profiles = callee.url;
+    caller = await startService({ ...def, name: 'things', module: () => RelayModule }, { env, serviceUrls });
+  });
+  afterAll(async () => {
+    await caller.close();
+    await callee.close();
+  });
+
+  it('carry a service token and the caller request id to /internal routes', async () => {
+    const res = await call(`${caller.url}/api/v1/relay`, { headers: { 'x-request-id': 'trace-77' } });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ rid: 'trace-77', sub: 'svc:things' });
+  });
+
+  it('answer 503 when the called service is down', async () => {
+    await callee.close();
+    const res = await call(`${caller.url}/api/v1/relay`);
+    expect(res.status).toBe(503);
+    expect(res.body).toMatchObject({ statusCode: 503, code: 'SERVICE_UNAVAILABLE', errorId: expect.any(String) });
   });
 });
 

@@ -52,14 +52,18 @@ export async function startStandalone(options: StandaloneOptions = {}): Promise<
   const bus = createEventBus({ bus: 'memory', maxAttempts: Number(env.BUS_MAX_ATTEMPTS ?? 5), source: '/standalone' });
   const services: RunningService[] = [];
   const upstreamEnv: Record<string, string> = {};
+  // Filled as services start; each service's clients read it on first use, so any may call any.
+  const serviceUrls: Record<string, string> = {};
   try {
     for (const def of BACKEND_SERVICES) {
       const port = gatewayPort === 0 ? 0 : gatewayPort + (def.defaultPort - gatewayDefinition.defaultPort);
-      const svc = await startService(def, { bus, env: { ...env, PORT: String(port), DATA_DIR: dataDir, BUS: 'memory' } });
+      const svc = await startService(def, { bus, serviceUrls, env: { ...env, PORT: String(port), DATA_DIR: dataDir, BUS: 'memory' } });
       services.push(svc);
+      serviceUrls[def.name] = svc.url;
       upstreamEnv[`${def.name.replace(/-/g, '_').toUpperCase()}_URL`] = svc.url;
     }
-    const gateway = await startService(gatewayDefinition, { bus, env: { ...env, ...upstreamEnv, PORT: String(gatewayPort), BUS: 'memory' } });
+    const gateway = await startService(gatewayDefinition, { bus, serviceUrls, env: { ...env, ...upstreamEnv, PORT: String(gatewayPort), BUS: 'memory' } });
+    serviceUrls.gateway = gateway.url;
     const url = `http://localhost:${gateway.port}`;
     let closing: Promise<void> | undefined;
     const close = () =>

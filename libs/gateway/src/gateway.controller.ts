@@ -69,7 +69,7 @@ export class GatewayController {
   @ApiBearerAuth()
   @ApiOperation({ summary: 'Every service with version, uptime and adapters (admin:access)' })
   async system() {
-    const answers = await this.upstreams.all('/internal/info', 3000, true);
+    const answers = await this.upstreams.all('/internal/info', 3000);
     return {
       services: answers.map((a) => (a.ok ? { status: 'up', ...(a.body as object) } : { service: a.service, status: 'down', reason: a.error ?? `status ${a.status}` })),
     };

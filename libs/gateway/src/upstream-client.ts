@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ServiceTokenProvider } from '@flowplane/platform/auth';
-import { currentRequestId } from '@flowplane/platform/http';
-import { SERVICE_CONFIG, type ServiceConfig } from '@flowplane/platform/service';
+import { ServiceCallError, ServiceUnavailableError } from '@flowplane/contracts';
+import { SERVICE_CONFIG, type ServiceConfig, ServiceClients } from '@flowplane/platform/service';
 import { type GatewayEnv, type UpstreamService, UPSTREAM_SERVICES, upstreamUrls } from './gateway.env';
 
 export interface UpstreamAnswer {
@@ -12,43 +11,33 @@ export interface UpstreamAnswer {
   error?: string;
 }
 
-/** Reads from every upstream service in parallel, with a timeout and the gateway's service token. */
+/** Reads from every upstream service in parallel (no retries: these feed health and docs views). */
 @Injectable()
 export class UpstreamClient {
-  readonly urls: Record<UpstreamService, string>;
+  private readonly urls: Record<UpstreamService, string>;
 
   constructor(
     @Inject(SERVICE_CONFIG) config: ServiceConfig,
-    private readonly tokens: ServiceTokenProvider,
+    private readonly clients: ServiceClients,
   ) {
     this.urls = upstreamUrls(config as unknown as GatewayEnv);
   }
 
-  /** GETs `path` from one service; never throws. */
-  async get(service: UpstreamService, path: string, timeoutMs = 3000, auth = false): Promise<UpstreamAnswer> {
+  /** GETs `path` from one service with the gateway's service token; never throws. */
+  async get(service: UpstreamService, path: string, timeoutMs = 3000): Promise<UpstreamAnswer> {
+    const client = this.clients.for(service, { baseUrl: this.urls[service], timeoutMs, retries: 0 });
     try {
-      const headers: Record<string, string> = { accept: 'application/json' };
-      const rid = currentRequestId();
-      if (rid) headers['x-request-id'] = rid;
-      if (auth) headers.authorization = `Bearer ${await this.tokens.token()}`;
-      const res = await fetch(this.urls[service] + path, { headers, signal: AbortSignal.timeout(timeoutMs) });
-      const text = await res.text();
-      let body: unknown = text;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        /* not JSON: keep the text */
-      }
-      return { service, ok: res.ok, status: res.status, body };
+      const res = await client.send('GET', path);
+      return { service, ok: true, status: res.status, body: res.data };
     } catch (e) {
-      const err = e as Error & { cause?: { code?: string } };
-      const reason = err.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (err.cause?.code ?? err.message);
-      return { service, ok: false, error: reason };
+      if (e instanceof ServiceUnavailableError) return { service, ok: false, error: e.reason === 'timeout' ? `no answer within ${timeoutMs} ms` : e.message };
+      if (e instanceof ServiceCallError) return { service, ok: false, status: e.status, body: e.body };
+      return { service, ok: false, error: (e as Error).message };
     }
   }
 
   /** GETs `path` from every service. */
-  all(path: string, timeoutMs?: number, auth?: boolean): Promise<UpstreamAnswer[]> {
-    return Promise.all(UPSTREAM_SERVICES.map((s) => this.get(s, path, timeoutMs, auth)));
+  all(path: string, timeoutMs?: number): Promise<UpstreamAnswer[]> {
+    return Promise.all(UPSTREAM_SERVICES.map((s) => this.get(s, path, timeoutMs)));
   }
 }

@@ -55,6 +55,8 @@ export type UnavailableReason = 'timeout' | 'network' | 'aborted';
  * aborted. Callers answer 503 (ARCHITECTURE §5: dependency unavailable).
  */
 export class ServiceUnavailableError extends ServiceCallError {
+  /** Mapped to 503 by the services' global error filter. */
+  readonly code = 'SERVICE_UNAVAILABLE';
   readonly reason: UnavailableReason;
 
   constructor(

@@ -9,6 +9,7 @@ import { BusModule } from '@flowplane/platform/bus';
 import { HealthController, HTTP_METRICS, type HttpMetricsMiddleware, METRICS_REGISTRY, MetricsController, ReadinessRegistry } from '@flowplane/platform/health';
 import { AllExceptionsFilter, createValidationPipe, requestIdOf } from '@flowplane/platform/http';
 import { BusProbeResponder } from './bus-probe';
+import { ServiceClients } from './service-clients';
 import { loggerRedactPaths, redactUrl } from './redaction';
 import type { ServiceContext } from './service-definition';
 import { SERVICE_CONFIG, SERVICE_CONTEXT, STORE, VECTOR_STORE } from './tokens';
@@ -85,10 +86,11 @@ export class PlatformModule {
         { provide: HTTP_METRICS, useValue: httpMetrics },
         { provide: ReadinessRegistry, useValue: readiness },
         ...(ctx.bus ? [BusProbeResponder] : []),
+        ServiceClients,
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         { provide: APP_PIPE, useFactory: createValidationPipe },
       ],
-      exports: [SERVICE_CONFIG, SERVICE_CONTEXT, STORE, VECTOR_STORE, METRICS_REGISTRY, HTTP_METRICS, ReadinessRegistry],
+      exports: [SERVICE_CONFIG, SERVICE_CONTEXT, STORE, VECTOR_STORE, METRICS_REGISTRY, HTTP_METRICS, ReadinessRegistry, ServiceClients],
     };
   }
 }

@@ -8,6 +8,13 @@ import type { VectorStore } from '@flowplane/platform/vector';
 export interface ServiceContext {
   name: string;
   config: ServiceConfig;
+  /** The environment the service was started with (for `<SERVICE>_URL` lookups). */
+  env: Readonly<Record<string, string | undefined>>;
+  /**
+   * Base URLs of the other services when the launcher knows them (standalone fills it as services
+   * start); otherwise `<SERVICE>_URL` from the environment applies.
+   */
+  serviceUrls: Readonly<Record<string, string>>;
   bus?: EventBus;
   store?: Store;
   vector?: VectorStore;

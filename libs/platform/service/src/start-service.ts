@@ -23,6 +23,8 @@ export interface ServiceOverrides {
   bus?: EventBus;
   store?: Store;
   vector?: VectorStore;
+  /** Shared, filled by the launcher as services start; read when a service client is first made. */
+  serviceUrls?: Record<string, string>;
 }
 
 /** A booted service. `close()` shuts it down gracefully. */
@@ -57,9 +59,10 @@ export function loadServiceConfig(def: ServiceDefinition, env: Record<string, st
 
 /** Boots one service: config, adapters, Nest app with the platform wiring, HTTP listener. */
 export async function startService(def: ServiceDefinition, overrides: ServiceOverrides = {}): Promise<RunningService> {
-  const config = loadServiceConfig(def, { ...process.env, ...overrides.env });
+  const env = { ...process.env, ...overrides.env };
+  const config = loadServiceConfig(def, env);
   const owned: Array<{ close(): Promise<void> }> = [];
-  const ctx: ServiceContext = { name: def.name, config };
+  const ctx: ServiceContext = { name: def.name, config, env, serviceUrls: overrides.serviceUrls ?? {} };
   try {
     if (def.uses.bus) {
       ctx.bus = overrides.bus ?? busFromConfig(config, def.name);

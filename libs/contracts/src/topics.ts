@@ -35,6 +35,8 @@ export const Topics = {
   FlowsPublished: 'flows.published',
   /** One LLM call was recorded in the usage ledger. */
   LlmUsageRecorded: 'llm.usage_recorded',
+  /** A module's stored settings changed (issue 3); readers of public settings drop their cache. */
+  SettingsUpdated: 'settings.updated',
   /** The gateway's bus probe (POST /api/v1/admin/system/bus-probe); every service answers. */
   PlatformProbe: 'platform.probe',
   /** One service's answer to a bus probe. */
@@ -143,6 +145,7 @@ const FIXED_TOPIC_DESCRIPTORS: Readonly<Record<FixedTopic, TopicDescriptor>> = {
   'deployments.changed': { entityType: 'deployment', action: 'changed' },
   'flows.published': { entityType: 'flow', action: 'published' },
   'llm.usage_recorded': { entityType: 'llm_usage', action: 'recorded' },
+  'settings.updated': { entityType: 'settings', action: 'updated' },
   'platform.probe': { entityType: 'platform', action: 'probe' },
   'platform.probe_ack': { entityType: 'platform', action: 'probe_ack' },
 };

@@ -1,8 +1,7 @@
 import { Module } from '@nestjs/common';
+import { ProfilesFeatureModule } from './profiles/profiles-feature.module';
+import { SettingsModule } from './settings/settings.module';
 
-/**
- * The profiles feature module. Its domain behaviour arrives with its own issue (see the spec);
- * the platform wiring (auth, health, metrics, logging, adapters) comes from the service kit.
- */
-@Module({})
+/** The profiles service: profile kinds and profiles, and module settings. */
+@Module({ imports: [SettingsModule, ProfilesFeatureModule] })
 export class ProfilesModule {}

@@ -83,6 +83,7 @@ const FIXTURES: { [T in FixedTopic]: Fixture<TopicPayloads[T]> } = {
     },
     required: ['deploymentId', 'action', 'kind', 'disabled', 'revision'],
   },
+  'settings.updated': { valid: { module: 'site', keys: ['name'] }, required: ['module', 'keys'] },
   'platform.probe': { valid: { probeId: 'p-1', from: 'gateway' }, required: ['probeId', 'from'] },
   'platform.probe_ack': { valid: { probeId: 'p-1', service: 'profiles', pid: 42 }, required: ['probeId', 'service'] },
   'flows.published': {

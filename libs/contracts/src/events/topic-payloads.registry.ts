@@ -12,6 +12,7 @@ import { I18nUpdatedPayload } from './i18n-updated.event';
 import { LlmUsageRecordedPayload } from './llm-usage-recorded.event';
 import { PlatformProbeAckPayload, PlatformProbePayload } from './platform-probe.event';
 import { ProfilesUpdatedPayload } from './profiles-updated.event';
+import { SettingsUpdatedPayload } from './settings-updated.event';
 import { ContentTranslateSweepPayload, I18nTranslateSweepPayload } from './translate-sweep.event';
 
 /** Payload type of every fixed topic. */
@@ -28,6 +29,7 @@ export interface TopicPayloads {
   'deployments.changed': DeploymentsChangedPayload;
   'flows.published': FlowsPublishedPayload;
   'llm.usage_recorded': LlmUsageRecordedPayload;
+  'settings.updated': SettingsUpdatedPayload;
   'platform.probe': PlatformProbePayload;
   'platform.probe_ack': PlatformProbeAckPayload;
 }
@@ -60,6 +62,7 @@ const PAYLOAD_CLASSES: { readonly [T in FixedTopic]: PayloadClass<TopicPayloads[
   'deployments.changed': DeploymentsChangedPayload,
   'flows.published': FlowsPublishedPayload,
   'llm.usage_recorded': LlmUsageRecordedPayload,
+  'settings.updated': SettingsUpdatedPayload,
   'platform.probe': PlatformProbePayload,
   'platform.probe_ack': PlatformProbeAckPayload,
 };

@@ -1,5 +1,86 @@
-import { Module } from '@nestjs/common';
+import { type DynamicModule, Inject, Injectable, Logger, Module, type OnApplicationBootstrap, type OnModuleDestroy, type Provider } from '@nestjs/common';
+import { DECLARED_MODULE_SETTINGS, type ModuleSettings } from '@flowplane/contracts';
+import { EVENT_BUS, type EventBus, Outbox } from '@flowplane/platform/bus';
+import { SERVICE_CONTEXT, type ServiceContext, STORE } from '@flowplane/platform/service';
+import type { Store } from '@flowplane/platform/store';
+import { SettingValueResolver } from './domain/setting-value.resolver';
+import { SettingsRegistry } from './domain/settings.registry';
+import { AdminSettingsController } from './http/admin-settings.controller';
+import { InternalSettingsController } from './http/internal-settings.controller';
+import { PublicSettingsController } from './http/public-settings.controller';
+import { SettingsRepository } from './persistence/settings.repository';
+import { SettingsReader } from './settings-reader';
+import { SETTINGS_DECLARATIONS, SETTINGS_OUTBOX } from './settings.tokens';
+import { EffectiveSettings } from './use-cases/effective-settings.service';
+import { ListSettingsModulesUseCase } from './use-cases/list-settings-modules.use-case';
+import { ReadModuleSettingsUseCase } from './use-cases/read-module-settings.use-case';
+import { ReadPublicSettingUseCase } from './use-cases/read-public-setting.use-case';
+import { StoreSettingsReader } from './use-cases/store-settings.reader';
+import { UpdateModuleSettingsUseCase } from './use-cases/update-module-settings.use-case';
 
-/** Module settings (issue 3, items 8 and 9). */
-@Module({})
-export class SettingsModule {}
+/** Publishes what the settings writes put in their outbox; runs while the service runs. */
+@Injectable()
+class SettingsOutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
+  constructor(@Inject(SETTINGS_OUTBOX) private readonly outbox: Outbox) {}
+
+  onApplicationBootstrap(): void {
+    this.outbox.start();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.outbox.stop();
+  }
+}
+
+const log = new Logger('SettingsOutbox');
+
+function providers(declarations: Provider): Provider[] {
+  return [
+    declarations,
+    // Built here so that inconsistent declarations (a field both sensitive and localized) stop the boot.
+    { provide: SettingsRegistry, inject: [SETTINGS_DECLARATIONS], useFactory: (d: readonly ModuleSettings[]) => new SettingsRegistry(d) },
+    { provide: SettingValueResolver, inject: [SERVICE_CONTEXT], useFactory: (ctx: ServiceContext) => new SettingValueResolver(ctx.env) },
+    {
+      provide: SETTINGS_OUTBOX,
+      inject: [STORE, EVENT_BUS, SERVICE_CONTEXT],
+      // Its own collection, so the relay of this feature never waits behind another feature's lease.
+      useFactory: (store: Store, bus: EventBus, ctx: ServiceContext) =>
+        new Outbox(store, bus, {
+          collection: 'settings_outbox',
+          source: `/${ctx.name}`,
+          logger: { warn: (m, meta) => log.warn(`${m} ${JSON.stringify(meta ?? {})}`), error: (m, meta) => log.error(`${m} ${JSON.stringify(meta ?? {})}`) },
+        }),
+    },
+    SettingsOutboxRelay,
+    SettingsRepository,
+    EffectiveSettings,
+    ListSettingsModulesUseCase,
+    ReadModuleSettingsUseCase,
+    ReadPublicSettingUseCase,
+    UpdateModuleSettingsUseCase,
+    { provide: SettingsReader, useClass: StoreSettingsReader },
+  ];
+}
+
+const controllers = [PublicSettingsController, AdminSettingsController, InternalSettingsController];
+
+/**
+ * Module settings (issue 3, items 8 and 9): declarations from contracts, values in the `settings`
+ * collection, public and admin routes, `settings.updated` through an outbox. Exports `SettingsReader`.
+ */
+@Module({
+  controllers,
+  providers: providers({ provide: SETTINGS_DECLARATIONS, useValue: DECLARED_MODULE_SETTINGS }),
+  exports: [SettingsReader],
+})
+export class SettingsModule {
+  /** The same feature over other declarations (tests, and a deployment that adds its own modules). */
+  static withDeclarations(declarations: readonly ModuleSettings[]): DynamicModule {
+    return {
+      module: SettingsModule,
+      controllers,
+      providers: providers({ provide: SETTINGS_DECLARATIONS, useValue: declarations }),
+      exports: [SettingsReader],
+    };
+  }
+}

@@ -90,6 +90,10 @@ export class KafkaEnv {
 
   @Transform(toBool) @IsBoolean()
   KAFKA_IDEMPOTENT = false;
+
+  /** Longest a consumer fetch waits on an idle topic; lower means less latency for rare events (cache invalidation). */
+  @Type(() => Number) @IsInt() @Min(10) @Max(10000)
+  KAFKA_MAX_WAIT_MS = 500;
 }
 
 /** Which document store engine to use. */

@@ -9,7 +9,10 @@ export function busFromConfig(c: ServiceConfig, service: string): EventBus {
   return createEventBus({
     bus: c.BUS as 'memory' | 'kafka',
     maxAttempts: c.BUS_MAX_ATTEMPTS as number,
-    kafka: c.BUS === 'kafka' ? { brokers: c.KAFKA_BROKERS as string[], clientId: `${c.KAFKA_CLIENT_ID as string}-${service}`, idempotent: c.KAFKA_IDEMPOTENT as boolean } : undefined,
+    kafka:
+      c.BUS === 'kafka'
+        ? { brokers: c.KAFKA_BROKERS as string[], clientId: `${c.KAFKA_CLIENT_ID as string}-${service}`, idempotent: c.KAFKA_IDEMPOTENT as boolean, maxWaitTimeInMs: c.KAFKA_MAX_WAIT_MS as number }
+        : undefined,
     source: `/services/${service}`,
   });
 }

@@ -23,3 +23,7 @@ export * from './profiles/profile-kinds';
 export * from './settings/setting-field';
 export * from './settings/module-settings';
 export * from './events/settings-updated.event';
+export * from './clients/profile-resolver';
+export * from './settings/setting-values';
+export * from './clients/public-settings-reader';
+export * from './profiles/merge-profile';

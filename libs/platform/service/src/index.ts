@@ -5,3 +5,4 @@ export * from './service-clients';
 export * from './service-definition';
 export * from './start-service';
 export * from './tokens';
+export * from './profile-resolver.provider';

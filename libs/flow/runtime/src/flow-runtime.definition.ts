@@ -1,4 +1,5 @@
-import type { ServiceDefinition } from '@flowplane/platform/service';
+import type { ServiceConfig, ServiceDefinition } from '@flowplane/platform/service';
+import { FlowRuntimeEnv } from './flow-runtime.env';
 import { FlowRuntimeModule } from './flow-runtime.module';
 
 /** The flow-runtime service: what it owns and which ports it uses. */
@@ -8,5 +9,6 @@ export const flowRuntimeDefinition: ServiceDefinition = {
   description: 'Flows, versions, runs, node and template registries, the route dispatcher, event sources, the scheduler and the LLM usage ledger.',
   defaultPort: 8081,
   uses: { bus: true, store: true },
-  module: () => FlowRuntimeModule,
+  env: [FlowRuntimeEnv],
+  module: (ctx) => FlowRuntimeModule.forRoot({ scheduler: { tickMs: (ctx.config as ServiceConfig & FlowRuntimeEnv).SCHEDULER_TICK_MS } }),
 };

@@ -1,8 +1,14 @@
-import { Module } from '@nestjs/common';
+import { type DynamicModule, Module } from '@nestjs/common';
+import type { SchedulerOptions } from './scheduler/scheduler.tokens';
+import { SchedulerModule } from './scheduler/scheduler.module';
 
 /**
- * The flow-runtime feature module. Its domain behaviour arrives with its own issue (see the spec);
- * the platform wiring (auth, health, metrics, logging, adapters) comes from the service kit.
+ * The flow-runtime feature module: flows, versions, runs and the scheduler. Flow routes arrive in
+ * parts (issue 4); the scheduler is complete.
  */
 @Module({})
-export class FlowRuntimeModule {}
+export class FlowRuntimeModule {
+  static forRoot(options: { scheduler?: Partial<SchedulerOptions> } = {}): DynamicModule {
+    return { module: FlowRuntimeModule, imports: [SchedulerModule.forRoot(options.scheduler)] };
+  }
+}

@@ -1,2 +1,5 @@
-export * from './flow-runtime.module';
 export * from './flow-runtime.definition';
+export * from './flow-runtime.env';
+export * from './flow-runtime.module';
+export * from './scheduler/scheduler.service';
+export * from './scheduler/schedules.service';

@@ -6,3 +6,4 @@ export * from './service-definition';
 export * from './start-service';
 export * from './tokens';
 export * from './profile-resolver.provider';
+export * from './outbox.provider';

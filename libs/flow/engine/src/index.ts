@@ -1,1 +1,10 @@
-export {};
+export * from './node-manifest';
+export * from './node-registry';
+export * from './config-interpreter';
+export * from './compile-flow';
+export * from './run-events';
+export * from './engine-errors';
+export * from './checkpoint-store.port';
+export * from './durable-transport.port';
+export * from './bus-durable-transport';
+export * from './flow-engine';

@@ -18,6 +18,8 @@ export interface FlowNode {
   /** Unique within the flow. */
   id: string;
   name?: string;
+  /** One-line description for editors (the spec form's node `summary`). */
+  description?: string;
   kind: NodeKind;
   /** Id of a registered node (for example `svc/template-render`). */
   action_ref?: string;

@@ -1,1 +1,11 @@
 export * from './flow-document';
+export * from './flow-issue.codes';
+export * from './flow-document.schema';
+export * from './flow-document.validator';
+export * from './flow-document.parser';
+export * from './flow-document.hash';
+export * from './spec-document';
+export * from './spec-document.schema';
+export * from './spec-document.validator';
+export { irToSpec, specToIr, isLlmActionRef, specKindOf, impliedNodeKind, UNTITLED_FLOW } from './spec-form.converter';
+export { escapePointerToken, jsonPointer, pointerTokens } from './json-pointer.util';

@@ -1,6 +1,8 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { SchedulerOptions } from './scheduler/scheduler.tokens';
+import { FlowsModule } from './flows/flows.module';
 import { SchedulerModule } from './scheduler/scheduler.module';
+import { TemplatesModule } from './templates/templates.module';
 
 /**
  * The flow-runtime feature module: flows, versions, runs and the scheduler. Flow routes arrive in
@@ -8,7 +10,8 @@ import { SchedulerModule } from './scheduler/scheduler.module';
  */
 @Module({})
 export class FlowRuntimeModule {
+  // Fixed sub-resources (schedules, templates) register before /flows/:id so they are matched first.
   static forRoot(options: { scheduler?: Partial<SchedulerOptions> } = {}): DynamicModule {
-    return { module: FlowRuntimeModule, imports: [SchedulerModule.forRoot(options.scheduler)] };
+    return { module: FlowRuntimeModule, imports: [SchedulerModule.forRoot(options.scheduler), TemplatesModule, FlowsModule] };
   }
 }

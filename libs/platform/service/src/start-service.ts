@@ -114,6 +114,8 @@ async function boot(def: ServiceDefinition, ctx: ServiceContext, owned: Array<{ 
   app.use(httpMiddleware);
   if (def.parseJsonBody !== false) {
     app.useBodyParser('json', { limit: config.HTTP_BODY_LIMIT });
+    // YAML documents (flow versions) arrive as text; the route parses them.
+    app.useBodyParser('text', { limit: config.HTTP_BODY_LIMIT, type: ['application/yaml', 'application/x-yaml', 'text/yaml'] });
   }
   app.setGlobalPrefix(API_PREFIX, {
     exclude: [

@@ -1,0 +1,152 @@
+import type { FlowDocument, JsonSchema, ValidationIssue } from './flow-document';
+import { FLOW_DOCUMENT_SCHEMA } from './flow-document.schema';
+import { FLOW_ISSUE_CODES } from './flow-issue.codes';
+import { jsonPointer } from './json-pointer.util';
+import { lazySchema } from './schema.compiler';
+import { schemaIssues } from './schema-issues.mapper';
+import { hasOwn, isRecord } from './value.util';
+
+/** Default of `FLOW_MAX_NODES`. */
+export const DEFAULT_MAX_NODES = 500;
+
+/** What the caller knows beyond the document itself; every check that needs it is skipped without it. */
+export interface FlowValidationOptions {
+  /** More nodes than this is an error (TOO_MANY_NODES); default 500. */
+  maxNodes?: number;
+  /** True when a node id is registered; an unknown `action_ref` is then an error. */
+  knownActionRefs?: (ref: string) => boolean;
+  /** Settings schema of a registered node; config keys outside it give an UNKNOWN_CONFIG_KEY warning. */
+  nodeSettingsSchema?: (ref: string) => JsonSchema | undefined;
+  /** Parse error of a condition, or undefined when it parses (plug in the condition compiler). */
+  conditionError?: (source: string) => string | undefined;
+}
+
+/** Outcome of a validation: `ok` when there is no error (warnings allowed); `document` is then the input, typed. */
+export interface FlowValidationResult<T = FlowDocument> {
+  ok: boolean;
+  errors: ValidationIssue[];
+  warnings: ValidationIssue[];
+  document?: T;
+}
+
+const validateShape = lazySchema(FLOW_DOCUMENT_SCHEMA);
+
+/** Validates a flow document (IR): its shape, then graph and reference rules; returns every problem with its path. */
+export function validateFlowDocument(doc: unknown, options: FlowValidationOptions = {}): FlowValidationResult {
+  const maxNodes = options.maxNodes ?? DEFAULT_MAX_NODES;
+  if (isRecord(doc) && Array.isArray(doc.nodes) && doc.nodes.length > maxNodes) {
+    // The limit bounds the work: a document this large is refused before anything else is looked at.
+    const tooMany = issue('/nodes', 'error', FLOW_ISSUE_CODES.TOO_MANY_NODES, `the flow has ${doc.nodes.length} nodes; at most ${maxNodes} are allowed`);
+    return { ok: false, errors: [tooMany], warnings: [] };
+  }
+  const validate = validateShape();
+  const issues = validate(doc) ? [] : schemaIssues(validate.errors, { missingFieldMessage: { action_ref: 'an action node needs an action_ref (the id of a registered node)' } });
+  if (isRecord(doc)) issues.push(...graphIssues(doc, options));
+  return toValidationResult<FlowDocument>(doc, issues);
+}
+
+/** Config keys a node's settings schema does not declare (the engine drops them); `[]` when the schema allows any key. */
+export function unknownConfigKeys(config: Record<string, unknown>, settingsSchema: JsonSchema): string[] {
+  const extra = settingsSchema.additionalProperties;
+  // The spec drops undeclared keys, so an absent additionalProperties counts as closed.
+  if (extra === true || isRecord(extra)) return [];
+  const declared = isRecord(settingsSchema.properties) ? settingsSchema.properties : {};
+  const patterns = isRecord(settingsSchema.patternProperties) ? Object.keys(settingsSchema.patternProperties).flatMap(safeRegExp) : [];
+  return Object.keys(config).filter((k) => !hasOwn(declared, k) && !patterns.some((p) => p.test(k)));
+}
+
+/** Splits issues by severity into a result; `document` is set when there is no error. */
+export function toValidationResult<T>(doc: unknown, issues: ValidationIssue[]): FlowValidationResult<T> {
+  const errors = issues.filter((i) => i.severity === 'error');
+  const warnings = issues.filter((i) => i.severity === 'warning');
+  const ok = errors.length === 0;
+  return ok ? { ok, errors, warnings, document: doc as T } : { ok, errors, warnings };
+}
+
+function graphIssues(doc: Record<string, unknown>, options: FlowValidationOptions): ValidationIssue[] {
+  const out: ValidationIssue[] = [];
+  const nodes = Array.isArray(doc.nodes) ? doc.nodes : undefined;
+  const edges = Array.isArray(doc.edges) ? doc.edges : [];
+  const meta = isRecord(doc.meta) ? doc.meta : undefined;
+
+  // Nodes: unique ids, a start node, registered action refs, config keys.
+  const nodeIndex = new Map<string, number>();
+  (nodes ?? []).forEach((node, i) => {
+    if (!isRecord(node)) return;
+    if (typeof node.id === 'string' && node.id !== '') {
+      const first = nodeIndex.get(node.id);
+      if (first === undefined) nodeIndex.set(node.id, i);
+      else out.push(issue(jsonPointer('nodes', i, 'id'), 'error', FLOW_ISSUE_CODES.DUPLICATE_ID, `node id "${node.id}" is already used by /nodes/${first}`));
+    }
+    const ref = typeof node.action_ref === 'string' && node.action_ref !== '' ? node.action_ref : undefined;
+    if (ref === undefined) return;
+    if (options.knownActionRefs && !options.knownActionRefs(ref)) {
+      out.push(issue(jsonPointer('nodes', i, 'action_ref'), 'error', FLOW_ISSUE_CODES.UNKNOWN_ACTION_REF, `"${ref}" is not a registered node`));
+    }
+    const settings = options.nodeSettingsSchema && isRecord(node.config) ? options.nodeSettingsSchema(ref) : undefined;
+    if (settings && isRecord(node.config)) {
+      for (const key of unknownConfigKeys(node.config, settings)) {
+        out.push(issue(jsonPointer('nodes', i, 'config', key), 'warning', FLOW_ISSUE_CODES.UNKNOWN_CONFIG_KEY, `config key "${key}" is not in the settings schema of ${ref} and is dropped`));
+      }
+    }
+  });
+  if (nodes && !nodes.some((n) => isRecord(n) && n.kind === 'start')) {
+    out.push(issue('/nodes', 'error', FLOW_ISSUE_CODES.NO_START_NODE, 'the flow needs at least one node of kind "start" to receive the run input'));
+  }
+  const kindOf = (id: string): unknown => {
+    const i = nodeIndex.get(id);
+    return i === undefined ? undefined : (nodes?.[i] as Record<string, unknown>).kind;
+  };
+
+  // Edges: unique ids, existing endpoints, nothing leaving an end node, known packets, parsable conditions.
+  const edgeIndex = new Map<string, number>();
+  const packets = meta && isRecord(meta.packets) ? meta.packets : undefined;
+  edges.forEach((edge, i) => {
+    if (!isRecord(edge)) return;
+    if (typeof edge.id === 'string' && edge.id !== '') {
+      const first = edgeIndex.get(edge.id);
+      if (first === undefined) edgeIndex.set(edge.id, i);
+      else out.push(issue(jsonPointer('edges', i, 'id'), 'error', FLOW_ISSUE_CODES.DUPLICATE_ID, `edge id "${edge.id}" is already used by /edges/${first}`));
+    }
+    for (const end of ['from', 'to'] as const) {
+      const target = edge[end];
+      if (typeof target === 'string' && target !== '' && !nodeIndex.has(target)) {
+        out.push(issue(jsonPointer('edges', i, end), 'error', FLOW_ISSUE_CODES.UNKNOWN_NODE, `no node has id "${target}"`));
+      }
+    }
+    if (typeof edge.from === 'string' && kindOf(edge.from) === 'end') {
+      out.push(issue(jsonPointer('edges', i, 'from'), 'warning', FLOW_ISSUE_CODES.END_NODE_HAS_OUTGOING_EDGE, `"${edge.from}" is an end node: it completes the run, so this edge never fires`));
+    }
+    if (typeof edge.packet === 'string' && edge.packet !== '' && !(packets && hasOwn(packets, edge.packet))) {
+      out.push(issue(jsonPointer('edges', i, 'packet'), 'warning', FLOW_ISSUE_CODES.UNKNOWN_PACKET, `packet "${edge.packet}" is not defined in meta.packets`));
+    }
+    if (options.conditionError && typeof edge.condition === 'string') {
+      const error = options.conditionError(edge.condition);
+      if (error !== undefined) out.push(issue(jsonPointer('edges', i, 'condition'), 'warning', FLOW_ISSUE_CODES.CONDITION_PARSE_ERROR, `condition does not parse, so it is always false: ${error}`));
+    }
+  });
+
+  // Positions (authoring rule 4): every node placed, nothing placed that is not a node.
+  if (nodes && (meta === undefined || meta.positions === undefined || isRecord(meta.positions))) {
+    const positions = meta && isRecord(meta.positions) ? meta.positions : {};
+    for (const id of nodeIndex.keys()) {
+      if (!hasOwn(positions, id)) out.push(issue(jsonPointer('meta', 'positions', id), 'warning', FLOW_ISSUE_CODES.MISSING_POSITION, `node "${id}" has no position and will be drawn at the origin`));
+    }
+    for (const id of Object.keys(positions)) {
+      if (!nodeIndex.has(id)) out.push(issue(jsonPointer('meta', 'positions', id), 'warning', FLOW_ISSUE_CODES.STALE_POSITION, `no node has id "${id}"`));
+    }
+  }
+  return out;
+}
+
+function issue(path: string, severity: ValidationIssue['severity'], code: string, message: string): ValidationIssue {
+  return { path, message, severity, code };
+}
+
+function safeRegExp(source: string): RegExp[] {
+  try {
+    return [new RegExp(source, 'u')];
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,134 @@
+import { stringify } from 'yaml';
+import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
+import { call, TEST_SECRET, token } from '../support/http';
+
+const minimal = {
+  name: 'Minimal',
+  nodes: [
+    { id: 'start', name: 'Start', kind: 'start' },
+    { id: 'end', name: 'End', kind: 'end' },
+  ],
+  edges: [{ id: 'e1', from: 'start', to: 'end' }],
+  meta: { positions: { start: { x: 0, y: 0 }, end: { x: 200, y: 0 } } },
+};
+
+describe('flows, versions, publish and templates through the gateway', () => {
+  let platform: Standalone;
+  let admin: string;
+  let api: string;
+  const json = (body: unknown) => ({ headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+  beforeAll(async () => {
+    platform = await startStandalone({ env: { ...process.env, PORT: '0', STORE: 'memory', AUTH_JWT_SECRET: TEST_SECRET, LOG_LEVEL: 'silent' } });
+    admin = await token('alice', ['admin:access']);
+    api = `${platform.url}/api/v1`;
+  });
+  afterAll(() => platform?.close());
+
+  it('creates a flow, saves immutable versions and returns the same version for the same document', async () => {
+    const created = await call(`${api}/flows`, { method: 'POST', bearer: admin, ...json({ id: 'minimal', name: 'Minimal flow' }) });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ id: 'minimal', name: 'Minimal flow', createdBy: 'alice' });
+    expect((await call(`${api}/flows`, { method: 'POST', bearer: admin, ...json({ id: 'minimal', name: 'again' }) })).status).toBe(409);
+
+    const v1 = await call(`${api}/flows/minimal/versions`, { method: 'POST', bearer: admin, ...json(minimal) });
+    expect(v1.status).toBe(201);
+    expect(v1.body).toMatchObject({ versionId: 'minimal@v1', number: 1, createdBy: 'alice', hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    const again = await call(`${api}/flows/minimal/versions`, { method: 'POST', bearer: admin, ...json(JSON.parse(JSON.stringify(minimal))) });
+    expect(again.status).toBe(200);
+    expect(again.body.versionId).toBe('minimal@v1');
+
+    const changed = { ...minimal, nodes: [minimal.nodes[0], { ...minimal.nodes[1], name: 'Done' }] };
+    const v2 = await call(`${api}/flows/minimal/versions`, { method: 'POST', bearer: admin, headers: { 'content-type': 'application/yaml' }, body: stringify(changed) });
+    expect(v2.status).toBe(201);
+    expect(v2.body.versionId).toBe('minimal@v2');
+    const list = await call(`${api}/flows/minimal/versions`, { bearer: admin });
+    expect(list.body.map((v: { versionId: string }) => v.versionId)).toEqual(['minimal@v2', 'minimal@v1']);
+  });
+
+  it('returns a version as IR or in spec form', async () => {
+    const ir = await call(`${api}/flows/minimal/versions/minimal@v1`, { bearer: admin });
+    expect(ir.body.document.nodes.map((n: { id: string }) => n.id)).toEqual(['start', 'end']);
+    const spec = await call(`${api}/flows/minimal/versions/minimal@v1?format=spec`, { bearer: admin });
+    expect(spec.body.document.flowdef).toBe('1.0');
+    expect((await call(`${api}/flows/minimal/versions/minimal@v9`, { bearer: admin })).status).toBe(404);
+  });
+
+  it('rejects an invalid document with every problem and its path', async () => {
+    const bad = { nodes: [{ id: 'a', kind: 'bogus' }, { id: 'a', kind: 'end' }], edges: [{ id: 'e1', from: 'a', to: 'ghost' }] };
+    const res = await call(`${api}/flows/minimal/versions`, { method: 'POST', bearer: admin, ...json(bad) });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('INVALID_DOCUMENT');
+    expect(res.body.details.length).toBeGreaterThanOrEqual(3);
+    expect(res.body.details.map((d: { field: string }) => d.field)).toEqual(expect.arrayContaining(['/nodes/0/kind']));
+  });
+
+  it('rejects a YAML body that is not a mapping and an oversized document', async () => {
+    const list = await call(`${api}/flows/minimal/versions`, { method: 'POST', bearer: admin, headers: { 'content-type': 'application/yaml' }, body: '- a\n- b\n' });
+    expect(list.status).toBe(400);
+    const huge = { ...minimal, description: 'x'.repeat(1_100_000) };
+    const big = await call(`${api}/flows/minimal/versions`, { method: 'POST', bearer: admin, ...json(huge) });
+    expect(big.status).toBe(413);
+  });
+
+  it('publishes, announces flows.published, rolls back and keeps the history', async () => {
+    const events: Array<{ flowId: string; versionId: string; reason: string }> = [];
+    const sub = await platform.bus.subscribe(['flows.published'], { groupId: 'test-flows-published' }, async (e) => {
+      events.push(e.data as { flowId: string; versionId: string; reason: string });
+    });
+    const p1 = await call(`${api}/flows/minimal/publish`, { method: 'POST', bearer: admin, ...json({ versionID: 'minimal@v1' }) });
+    expect(p1.status).toBe(200);
+    expect(p1.body).toMatchObject({ seq: 1, reason: 'publish', target: { versionId: 'minimal@v1' } });
+    const p2 = await call(`${api}/flows/minimal/publish`, { method: 'POST', bearer: admin, ...json({ variants: [{ label: 'stable', versionID: 'minimal@v1', weight: 90 }, { label: 'canary', versionID: 'minimal@v2', weight: 10 }] }) });
+    expect(p2.status).toBe(200);
+    const rb = await call(`${api}/flows/minimal/rollback`, { method: 'POST', bearer: admin, ...json({}) });
+    expect(rb.status).toBe(200);
+    expect(rb.body).toMatchObject({ seq: 3, reason: 'rollback', target: { versionId: 'minimal@v1' } });
+    const history = await call(`${api}/flows/minimal/publishes`, { bearer: admin });
+    expect(history.body.map((p: { seq: number }) => p.seq)).toEqual([3, 2, 1]);
+    const flow = await call(`${api}/flows/minimal`, { bearer: admin });
+    expect(flow.body.published).toEqual({ versionId: 'minimal@v1' });
+    for (let i = 0; i < 50 && events.length < 3; i++) await new Promise((r) => setTimeout(r, 20));
+    await sub.stop();
+    expect(events.map((e) => e.reason)).toEqual(['publish', 'publish', 'rollback']);
+    expect(events[0]).toMatchObject({ flowId: 'minimal', versionId: 'minimal@v1' });
+  });
+
+  it('refuses to delete a published flow and to publish unknown nodes', async () => {
+    expect((await call(`${api}/flows/minimal`, { method: 'DELETE', bearer: admin })).status).toBe(409);
+    await call(`${api}/flows`, { method: 'POST', bearer: admin, ...json({ id: 'broken', name: 'Broken' }) });
+    const doc = { ...minimal, nodes: [minimal.nodes[0], { id: 'x', name: 'X', kind: 'action', action_ref: 'svc/does-not-exist' }, minimal.nodes[1]], edges: [{ id: 'e1', from: 'start', to: 'x' }, { id: 'e2', from: 'x', to: 'end' }], meta: { positions: { start: { x: 0, y: 0 }, x: { x: 1, y: 0 }, end: { x: 2, y: 0 } } } };
+    const v = await call(`${api}/flows/broken/versions`, { method: 'POST', bearer: admin, ...json(doc) });
+    expect(v.status).toBe(201);
+    const res = await call(`${api}/flows/broken/publish`, { method: 'POST', bearer: admin, ...json({ versionID: v.body.versionId }) });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('BROKEN_NODES');
+    expect(res.body.message).toContain('x (svc/does-not-exist)');
+    expect((await call(`${api}/flows/broken`, { method: 'DELETE', bearer: admin })).status).toBe(204);
+    expect((await call(`${api}/flows/broken`, { bearer: admin })).status).toBe(404);
+  });
+
+  it('lists, searches and fetches templates, and saves a flow from one', async () => {
+    const all = await call(`${api}/flows/templates`, { bearer: admin });
+    expect(all.status).toBe(200);
+    expect(all.body).toEqual(expect.arrayContaining([{ id: 'flow/echo', name: 'Echo', description: expect.any(String), source: 'flow', tags: ['starter', 'example'] }]));
+    expect(all.body[0].document).toBeUndefined();
+    expect((await call(`${api}/flows/templates?q=greeting`, { bearer: admin })).body.map((t: { id: string }) => t.id)).toEqual(['flow/echo']);
+    expect((await call(`${api}/flows/templates?q=nothing-matches-this`, { bearer: admin })).body).toEqual([]);
+    const spec = await call(`${api}/flows/templates/flow/echo`, { bearer: admin });
+    expect(spec.body.flowdef).toBe('1.0');
+    expect((await call(`${api}/flows/templates/flow/nope`, { bearer: admin })).status).toBe(404);
+
+    await call(`${api}/flows`, { method: 'POST', bearer: admin, ...json({ id: 'hello', name: 'Hello' }) });
+    const saved = await call(`${api}/flows/hello/versions?format=spec`, { method: 'POST', bearer: admin, ...json(spec.body) });
+    expect(saved.status).toBe(201);
+    const back = await call(`${api}/flows/hello/versions/${saved.body.versionId}`, { bearer: admin });
+    expect(back.body.document.nodes.find((n: { id: string }) => n.id === 'render')).toMatchObject({ action_ref: 'svc/template-render', config: { template: 'Hello, {{input.name}}!' } });
+  });
+
+  it('enforces admin access on every flow route', async () => {
+    expect((await call(`${api}/flows`)).status).toBe(401);
+    expect((await call(`${api}/flows`, { bearer: await token('bob', ['profiles:read']) })).status).toBe(403);
+    expect((await call(`${api}/flows/templates`, { bearer: await token('carol', ['admin:access'], { active: false }) })).status).toBe(403);
+  });
+});

@@ -84,7 +84,3 @@ export function order(a: unknown, b: unknown): number {
   return x < y ? -1 : x > y ? 1 : x == y ? 0 : NaN;
 }
 
-/** Truthiness in boolean position: only the boolean `true` is true (a string, 1 or an object is not). */
-export function isTrue(value: unknown): boolean {
-  return value === true;
-}

@@ -11,6 +11,10 @@ export class FlowRuntimeEnv {
   @Type(() => Number) @IsInt() @Min(1024)
   FLOW_MAX_DOCUMENT_BYTES = 1024 * 1024;
 
+  /** How long runs and their events are kept. */
+  @Type(() => Number) @IsInt() @Min(1)
+  RUN_RETENTION_DAYS = 7;
+
   /** Most nodes a flow document may have (400 beyond it). */
   @Type(() => Number) @IsInt() @Min(1)
   FLOW_MAX_NODES = 500;

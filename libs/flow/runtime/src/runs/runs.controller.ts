@@ -1,0 +1,163 @@
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiBearerAuth, ApiBody, ApiHeader, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiProperty, ApiPropertyOptional, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { IsObject, IsOptional, IsString } from 'class-validator';
+import type { Request, Response } from 'express';
+import type { RunEvent } from '@flowplane/flow/engine';
+import { AdminRoute, CurrentPrincipal, type Principal } from '@flowplane/platform/auth';
+import { RunsService } from './runs.service';
+
+/** Body of POST /flows/{id}/runs. */
+export class StartRunDto {
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'The run input: the packet the start node receives.' })
+  @IsOptional()
+  input?: unknown;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Run metadata (for example session_id for sticky routing).' })
+  @IsOptional()
+  @IsObject()
+  meta?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ description: 'Run this version instead of the published one.' })
+  @IsOptional()
+  @IsString()
+  versionId?: string;
+
+  @ApiPropertyOptional({ description: 'Run this variant label of a split publish.' })
+  @IsOptional()
+  @IsString()
+  variant?: string;
+}
+
+export class RunResultView {
+  @ApiProperty() runId!: string;
+  @ApiProperty({ enum: ['running', 'completed', 'rejected', 'failed', 'cancelled'] }) status!: string;
+  @ApiPropertyOptional({ description: 'The end node packet.' }) output?: unknown;
+  @ApiProperty() versionId!: string;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true }) error?: Record<string, unknown>;
+}
+
+export class RunView extends RunResultView {
+  @ApiProperty() flowId!: string;
+  @ApiPropertyOptional() variant?: string;
+  @ApiProperty() startedBy!: string;
+  @ApiProperty({ format: 'date-time' }) startedAt!: string;
+  @ApiPropertyOptional({ format: 'date-time' }) finishedAt?: string;
+  @ApiPropertyOptional() durationMs?: number;
+  @ApiProperty({ type: 'array', items: { type: 'object', additionalProperties: true }, description: 'Every run event: node started/completed with ports and durations, condition errors, tokens, the final event.' })
+  timeline!: unknown[];
+}
+
+const KEEPALIVE_MS = 15_000;
+
+/** Writes run events as Server-Sent Events (`id` = sequence number, so Last-Event-ID resumes exactly). */
+function openSse(res: Response, req: Request): { send(e: RunEvent): void; end(): void; onClose(fn: () => void): void } {
+  res.status(200);
+  res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+  res.setHeader('Cache-Control', 'no-cache, no-transform');
+  res.setHeader('Connection', 'keep-alive');
+  res.setHeader('X-Accel-Buffering', 'no');
+  res.flushHeaders();
+  const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    clearInterval(keepalive);
+    res.end();
+  };
+  return {
+    send: (e) => res.write(`id: ${e.seq}\nevent: ${e.type}\ndata: ${JSON.stringify(e.data ?? null)}\n\n`),
+    end,
+    onClose: (fn) =>
+      req.once('close', () => {
+        clearInterval(keepalive);
+        fn();
+      }),
+  };
+}
+
+@ApiTags('runs')
+@ApiBearerAuth()
+@Controller()
+export class RunsController {
+  constructor(private readonly runs: RunsService) {}
+
+  @Post('flows/:id/runs')
+  @AdminRoute()
+  @ApiOperation({ summary: 'Start a run of the published version (or the given one): waits for the result, streams it as SSE with Accept: text/event-stream, or answers 202 at once with ?wait=false' })
+  @ApiBody({ type: StartRunDto })
+  @ApiQuery({ name: 'wait', required: false, description: 'false: answer 202 with {runId} at once.' })
+  @ApiProduces('application/json', 'text/event-stream')
+  @ApiOkResponse({ type: RunResultView })
+  @ApiAcceptedResponse({ description: '`{runId}` when wait=false.' })
+  async start(
+    @Param('id') flowId: string,
+    @Body() dto: StartRunDto,
+    @Query('wait') wait: string | undefined,
+    @Headers('accept') accept: string | undefined,
+    @CurrentPrincipal() who: Principal,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    const started = await this.runs.start(flowId, dto, who.sub);
+    res.setHeader('X-Run-Id', started.runId);
+    if (accept?.includes('text/event-stream')) {
+      const sse = openSse(res, req);
+      const stop = await this.runs.follow(started.runId, 0, (e) => sse.send(e), () => sse.end());
+      sse.onClose(stop);
+      return;
+    }
+    if (wait === 'false') {
+      res.status(202).json({ runId: started.runId, versionId: started.versionId });
+      return;
+    }
+    const r = await started.done;
+    res.status(200).json({ runId: r.runId, status: r.status, output: r.output, versionId: r.versionId, error: r.error });
+  }
+
+  @Get('runs/:runId')
+  @AdminRoute()
+  @ApiOkResponse({ type: RunView })
+  @ApiNotFoundResponse()
+  async get(@Param('runId') runId: string): Promise<RunView> {
+    const { run, timeline } = await this.runs.get(runId);
+    return {
+      runId: run.runId,
+      flowId: run.flowId,
+      versionId: run.versionId,
+      variant: run.variant,
+      status: run.status,
+      output: run.output,
+      error: run.error as unknown as Record<string, unknown> | undefined,
+      startedBy: run.startedBy,
+      startedAt: run.startedAt.toISOString(),
+      finishedAt: run.finishedAt?.toISOString(),
+      durationMs: run.durationMs,
+      timeline: timeline.map((e) => ({ seq: e.seq, type: e.type, time: new Date(e.time).toISOString(), data: e.data })),
+    };
+  }
+
+  @Get('runs/:runId/events')
+  @AdminRoute()
+  @ApiOperation({ summary: 'The run as Server-Sent Events; reconnect with Last-Event-ID to replay exactly what was missed' })
+  @ApiHeader({ name: 'Last-Event-ID', required: false })
+  @ApiProduces('text/event-stream')
+  @ApiOkResponse({ description: 'Events run.started, node.started, node.completed, token, run.completed, run.failed, run.rejected, run.cancelled (and node.failed, node.warning, node.log, condition.error).' })
+  async events(@Param('runId') runId: string, @Headers('last-event-id') lastEventId: string | undefined, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const after = Number.parseInt(lastEventId ?? '0', 10);
+    // Resolve the run first so an unknown id is a JSON 404, not an empty stream.
+    await this.runs.get(runId);
+    const sse = openSse(res, req);
+    const stop = await this.runs.follow(runId, Number.isFinite(after) && after > 0 ? after : 0, (e) => sse.send(e), () => sse.end());
+    sse.onClose(stop);
+  }
+
+  @Post('runs/:runId/cancel')
+  @HttpCode(202)
+  @AdminRoute()
+  @ApiAcceptedResponse({ description: 'The run is being cancelled; it ends with run.cancelled.' })
+  async cancel(@Param('runId') runId: string): Promise<{ runId: string; cancelling: true }> {
+    await this.runs.cancel(runId);
+    return { runId, cancelling: true };
+  }
+}

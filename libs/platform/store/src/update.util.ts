@@ -5,7 +5,8 @@
  * `$max`, `$mul`, `$rename`, `$pop`, `$pullAll` and `$currentDate` with MongoDB semantics.
  */
 import { update as mingoUpdate } from 'mingo';
-import { type Doc, getPath, isPlainObject, normalizeValue, splitPath } from './document.util';
+import { isDeepStrictEqual } from 'node:util';
+import { cloneValue, type Doc, getPath, isPlainObject, normalizeValue, splitPath } from './document.util';
 import type { Update } from './store.port';
 
 const OPERATORS = new Set([
@@ -112,6 +113,8 @@ export function applyUpdate(doc: Doc, prepared: PreparedUpdate, inserting: boole
     const { _id: _ignored, ...rest } = modifier.$set as Doc;
     modifier = { ...modifier, $set: rest };
   }
+  const fast = setTopLevelOnly(doc, modifier);
+  if (fast !== undefined) return fast;
   let changed: string[];
   try {
     changed = mingoUpdate(doc, modifier as Modifier, undefined, undefined, { cloneMode: 'copy' });
@@ -123,6 +126,26 @@ export function applyUpdate(doc: Doc, prepared: PreparedUpdate, inserting: boole
     throw new TypeError("the field '_id' is immutable");
   }
   return changed.length > 0;
+}
+
+/**
+ * The commonest update, `$set` of top-level fields, applied without mingo: mingo builds its operator
+ * context on every call, which dominated write-heavy paths (run records). Returns undefined when the
+ * modifier needs the general updater.
+ */
+function setTopLevelOnly(doc: Doc, modifier: Record<string, unknown>): boolean | undefined {
+  const ops = Object.keys(modifier);
+  if (ops.length !== 1 || ops[0] !== '$set') return undefined;
+  const set = modifier.$set as Doc;
+  for (const k in set) if (k.includes('.') || k.startsWith('$') || k === '_id') return undefined;
+  let changed = false;
+  for (const k in set) {
+    const v = set[k];
+    if (k in doc && isDeepStrictEqual(doc[k], v)) continue;
+    doc[k] = cloneValue(v);
+    changed = true;
+  }
+  return changed;
 }
 
 /** Validates a replacement document (no update operators, `_id` unchanged) and copies it. */

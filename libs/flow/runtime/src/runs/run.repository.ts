@@ -85,13 +85,12 @@ export class RunRepository implements OnModuleInit {
   async appendEvents(events: RunEvent[]): Promise<void> {
     if (!events.length) return;
     const expiresAt = this.expiry();
+    // The run's lastSeq is written once, when it finishes: one write per batch instead of two.
     await this.events.insertMany(events.map((e) => ({ _id: `${e.runId}:${e.seq}`, runId: e.runId, seq: e.seq, type: e.type, time: e.time, dataJson: JSON.stringify(e.data ?? null), expiresAt })));
-    const last = events[events.length - 1];
-    await this.runs.updateOne({ _id: last.runId }, { $set: { lastSeq: last.seq } });
   }
 
-  async finish(runId: string, f: { status: RunStatus; output?: unknown; error?: RunError; finishedAt: Date; durationMs: number }): Promise<void> {
-    await this.runs.updateOne({ _id: runId }, { $set: { status: f.status, outputJson: f.output === undefined ? undefined : JSON.stringify(f.output), error: f.error, finishedAt: f.finishedAt, durationMs: f.durationMs } });
+  async finish(runId: string, f: { status: RunStatus; output?: unknown; error?: RunError; finishedAt: Date; durationMs: number; lastSeq: number }): Promise<void> {
+    await this.runs.updateOne({ _id: runId }, { $set: { status: f.status, lastSeq: f.lastSeq, outputJson: f.output === undefined ? undefined : JSON.stringify(f.output), error: f.error, finishedAt: f.finishedAt, durationMs: f.durationMs } });
   }
 
   async get(runId: string): Promise<RunRecord | undefined> {

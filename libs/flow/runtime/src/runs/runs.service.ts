@@ -52,6 +52,8 @@ export class RunsService implements OnApplicationShutdown {
   private readonly log = new Logger('Runs');
   private readonly engine: FlowEngine;
   private readonly compiled = new Map<string, CompiledFlow>();
+  /** Versions are immutable: once read, a version is served from memory. */
+  private readonly versions = new Map<string, FlowVersion>();
   private readonly channels = new Map<string, RunChannel>();
 
   constructor(
@@ -66,12 +68,21 @@ export class RunsService implements OnApplicationShutdown {
     await this.engine.close();
   }
 
+  private async version(flowId: string, versionId: string): Promise<FlowVersion> {
+    const cached = this.versions.get(versionId);
+    if (cached && cached.flowId === flowId) return cached;
+    const v = await this.flows.getVersion(flowId, versionId);
+    if (this.versions.size > 1000) this.versions.clear();
+    this.versions.set(versionId, v);
+    return v;
+  }
+
   /** Picks the version a new run uses: the given one, a named variant, or a weighted draw of the publish. */
   private async pickVersion(flowId: string, req: StartRunInput): Promise<{ version: FlowVersion; variant?: string }> {
-    if (req.versionId) return { version: await this.flows.getVersion(flowId, req.versionId) };
+    if (req.versionId) return { version: await this.version(flowId, req.versionId) };
     const flow = await this.flows.get(flowId);
     if (!flow.published) throw new DomainException('FLOW_NOT_PUBLISHED', 409, `flow ${flowId} is not published; publish a version or pass versionId`);
-    if ('versionId' in flow.published) return { version: await this.flows.getVersion(flowId, flow.published.versionId) };
+    if ('versionId' in flow.published) return { version: await this.version(flowId, flow.published.versionId) };
     const variants = flow.published.variants;
     let chosen: PublishVariant | undefined;
     if (req.variant) {
@@ -82,7 +93,7 @@ export class RunsService implements OnApplicationShutdown {
       let x = Math.random() * total;
       chosen = variants.find((v) => v.weight > 0 && (x -= v.weight) < 0) ?? variants.find((v) => v.weight > 0)!;
     }
-    return { version: await this.flows.getVersion(flowId, chosen.versionId), variant: chosen.label };
+    return { version: await this.version(flowId, chosen.versionId), variant: chosen.label };
   }
 
   private compile(version: FlowVersion): CompiledFlow {
@@ -106,7 +117,7 @@ export class RunsService implements OnApplicationShutdown {
     const handle = this.engine.start(flow, req.input ?? {}, { ...(req.meta ?? {}) }, { runId, onEvent: (e) => channel.push(e) });
     const done = handle.done.then(async (result) => {
       await channel.settled();
-      await this.repo.finish(runId, { status: result.status, output: result.output, error: result.error, finishedAt: new Date(result.finishedAt), durationMs: result.durationMs });
+      await this.repo.finish(runId, { status: result.status, output: result.output, error: result.error, finishedAt: new Date(result.finishedAt), durationMs: result.durationMs, lastSeq: result.lastSeq });
       // Keep the channel briefly so a client that connects right after the end still streams from memory.
       setTimeout(() => this.channels.delete(runId), 30_000).unref();
       return result;

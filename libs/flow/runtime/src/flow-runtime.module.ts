@@ -1,5 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { SchedulerOptions } from './scheduler/scheduler.tokens';
+import { EventSourcesModule } from './event-sources/event-sources.module';
 import { FlowsModule } from './flows/flows.module';
 import { NodesModule } from './nodes/nodes.module';
 import { RunsModule } from './runs/runs.module';
@@ -14,6 +15,6 @@ import { TemplatesModule } from './templates/templates.module';
 export class FlowRuntimeModule {
   // Fixed sub-resources (schedules, templates) register before /flows/:id so they are matched first.
   static forRoot(options: { scheduler?: Partial<SchedulerOptions> } = {}): DynamicModule {
-    return { module: FlowRuntimeModule, imports: [NodesModule, SchedulerModule.forRoot(options.scheduler), TemplatesModule, FlowsModule, RunsModule] };
+    return { module: FlowRuntimeModule, imports: [NodesModule, SchedulerModule.forRoot(options.scheduler), TemplatesModule, FlowsModule, RunsModule, EventSourcesModule] };
   }
 }

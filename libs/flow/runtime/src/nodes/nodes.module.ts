@@ -1,16 +1,31 @@
 import { Global, Module } from '@nestjs/common';
 import { NodeRegistry } from '@flowplane/flow/engine';
+import { EVENT_BUS, type EventBus } from '@flowplane/platform/bus';
+import { SERVICE_CONTEXT, type ServiceContext } from '@flowplane/platform/service';
 import { NODE_CATALOG } from '../flows/node-catalog';
+import { builtinNodes } from './builtin';
+import { NodeListingService } from './node-listing.service';
+import { NodesController } from './nodes.controller';
+import { NODE_REGISTRY } from './nodes.tokens';
 
-/** Nest token of the flow-runtime's node registry (built-in and remote nodes register here). */
-export const NODE_REGISTRY = Symbol('NODE_REGISTRY');
+export { NODE_REGISTRY } from './nodes.tokens';
 
-/** The node registry shared by publishing (which action_refs exist) and the engine. */
+/**
+ * The node registry shared by publishing (which action_refs exist) and the engine. The built-ins
+ * are defined when the registry is made, so nothing can see it without them (a provider's
+ * onModuleInit elsewhere could otherwise compile a version before a registrar ran).
+ */
 @Global()
 @Module({
+  controllers: [NodesController],
   providers: [
-    { provide: NODE_REGISTRY, useFactory: () => new NodeRegistry() },
+    {
+      provide: NODE_REGISTRY,
+      inject: [EVENT_BUS, SERVICE_CONTEXT],
+      useFactory: (bus: EventBus, ctx: ServiceContext) => new NodeRegistry(builtinNodes({ bus, env: ctx.env })),
+    },
     { provide: NODE_CATALOG, useExisting: NODE_REGISTRY },
+    NodeListingService,
   ],
   exports: [NODE_REGISTRY, NODE_CATALOG],
 })

@@ -11,6 +11,17 @@ import { ProfileQueries } from '../use-cases/profile.queries';
 export class InternalProfilesController {
   constructor(private readonly queries: ProfileQueries) {}
 
+  @Get(':module/:kind')
+  @Internal()
+  @ApiOperation({ summary: 'Ids and names of the profiles of one kind (profile selector options of flow nodes)' })
+  @ApiParam({ name: 'module', example: 'llm' })
+  @ApiParam({ name: 'kind', example: 'llm-chat' })
+  @ApiOkResponse({ schema: { type: 'array', items: { type: 'object', properties: { profileId: { type: 'string' }, name: { type: 'string' } } } } })
+  @ApiNotFoundResponse({ type: ProfilesErrorDto, description: 'Unknown kind.' })
+  async listOfKind(@Param('module') module: string, @Param('kind') kind: string): Promise<Array<{ profileId: string; name: string }>> {
+    return (await this.queries.listOfKind(kind)).filter((p) => p.module === module).map((p) => ({ profileId: p.profileId, name: p.name }));
+  }
+
   @Get(':module/:kind/:id')
   @Internal()
   @ApiOperation({ summary: 'One profile, UNMASKED, for the ProfileResolver of another service' })

@@ -1,0 +1,31 @@
+import { Controller, Get, Param } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { AdminRoute } from '@flowplane/platform/auth';
+import { EventSourcesService } from './event-sources.service';
+
+export class SubscriptionView {
+  @ApiProperty() flowId!: string;
+  @ApiProperty() versionId!: string;
+  @ApiProperty({ example: 'assistant.handoff_requested' }) topic!: string;
+  @ApiProperty() groupId!: string;
+  @ApiProperty({ enum: ['subscribing', 'active', 'stopped', 'failed'] }) state!: string;
+  @ApiProperty() processed!: number;
+  @ApiProperty({ description: 'Runs that failed (each retry counts).' }) failedRuns!: number;
+  @ApiPropertyOptional() lastError?: string;
+  @ApiPropertyOptional({ format: 'date-time' }) lastEventAt?: string;
+  @ApiPropertyOptional({ description: 'Events published but not yet processed by the group.' }) lag?: number;
+}
+
+@ApiTags('flows')
+@ApiBearerAuth()
+@Controller('flows')
+export class EventSourcesController {
+  constructor(private readonly sources: EventSourcesService) {}
+
+  @Get(':id/subscriptions')
+  @AdminRoute()
+  @ApiOkResponse({ type: [SubscriptionView] })
+  subscriptions(@Param('id') id: string): Promise<SubscriptionView[]> {
+    return this.sources.states(id);
+  }
+}

@@ -1,0 +1,94 @@
+import { NODE_REGISTRY } from '@flowplane/flow-runtime';
+import type { NodeRegistry } from '@flowplane/flow/engine';
+import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
+import { call, TEST_SECRET, token } from '../support/http';
+
+const eventFlow = (eventName: string, groupID: string, middle?: Record<string, unknown>) => ({
+  name: 'Event flow',
+  nodes: [
+    { id: 'start', name: 'Start', kind: 'start', action_ref: 'svc/event-source', config: { eventName, groupID } },
+    ...(middle ? [{ id: 'mid', name: 'Mid', kind: 'action', ...middle }] : []),
+    { id: 'end', name: 'End', kind: 'end' },
+  ],
+  edges: middle
+    ? [
+        { id: 'e1', from: 'start', to: 'mid' },
+        { id: 'e2', from: 'mid', to: 'end' },
+      ]
+    : [{ id: 'e1', from: 'start', to: 'end' }],
+  meta: { positions: { start: { x: 0, y: 0 }, mid: { x: 1, y: 0 }, end: { x: 2, y: 0 } } },
+});
+
+async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 5000): Promise<T> {
+  const deadline = Date.now() + ms;
+  let v = await fn();
+  while (!ok(v) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 25));
+    v = await fn();
+  }
+  return v;
+}
+
+describe('event-source flows', () => {
+  let platform: Standalone;
+  let admin: string;
+  let api: string;
+  const json = (body: unknown) => ({ headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+  async function publishFlow(id: string, doc: unknown): Promise<void> {
+    await call(`${api}/flows`, { method: 'POST', bearer: admin, ...json({ id, name: id }) });
+    const v = await call(`${api}/flows/${id}/versions`, { method: 'POST', bearer: admin, ...json(doc) });
+    const p = await call(`${api}/flows/${id}/publish`, { method: 'POST', bearer: admin, ...json({ versionID: v.body.versionId }) });
+    expect(p.status).toBe(200);
+  }
+
+  beforeAll(async () => {
+    platform = await startStandalone({ env: { ...process.env, PORT: '0', STORE: 'memory', AUTH_JWT_SECRET: TEST_SECRET, LOG_LEVEL: 'silent', BUS_MAX_ATTEMPTS: '2' } });
+    admin = await token('alice', ['admin:access']);
+    api = `${platform.url}/api/v1`;
+  });
+  afterAll(() => platform?.close());
+
+  it('subscribes on publish, with no restart, and runs once per published event', async () => {
+    await publishFlow('on-order', eventFlow('orders.created', 'orders-flow'));
+    const subs = await until(
+      async () => (await call(`${api}/flows/on-order/subscriptions`, { bearer: admin })).body,
+      (b: Array<{ state: string }>) => b[0]?.state === 'active',
+    );
+    expect(subs[0]).toMatchObject({ topic: 'orders.created', groupId: 'orders-flow', state: 'active' });
+    for (let i = 1; i <= 3; i++) await platform.bus.publish('orders.created', { orderId: i }, { key: String(i) });
+    const after = await until(
+      async () => (await call(`${api}/flows/on-order/subscriptions`, { bearer: admin })).body[0],
+      (s: { processed: number }) => s.processed >= 3,
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    const final = (await call(`${api}/flows/on-order/subscriptions`, { bearer: admin })).body[0];
+    expect(after.processed).toBe(3);
+    expect(final).toMatchObject({ processed: 3, failedRuns: 0, lag: 0 });
+  });
+
+  it('retries a failing run and parks the event on <topic>.dlq with the error', async () => {
+    const parked: unknown[] = [];
+    const dlq = await platform.bus.subscribe(['jobs.bad.dlq'], { groupId: 'test-dlq-reader' }, async (e) => {
+      parked.push(e.data);
+    });
+    // A custom node whose handler throws (custom handlers register by id, as modules do at startup).
+    const registry = platform.services.find((s) => s.name === 'flow-runtime')!.app.get<NodeRegistry>(NODE_REGISTRY);
+    registry.define({ id: 'test/always-fails', name: 'Always fails', kind: 'action', inputs: [{ port: 'in' }], outputs: [{ port: 'out' }] }, async () => {
+      throw new Error('downstream system refused the job');
+    });
+    await publishFlow('bad-job', eventFlow('jobs.bad', 'bad-job-flow', { action_ref: 'test/always-fails' }));
+    await until(
+      async () => (await call(`${api}/flows/bad-job/subscriptions`, { bearer: admin })).body,
+      (b: Array<{ state: string }>) => b[0]?.state === 'active',
+    );
+    await platform.bus.publish('jobs.bad', { job: 7 }, { key: 'j7' });
+    await until(async () => parked.length, (n) => n >= 1, 10000);
+    const state = (await call(`${api}/flows/bad-job/subscriptions`, { bearer: admin })).body[0];
+    expect(parked).toEqual([{ job: 7 }]);
+    expect(state.failedRuns).toBe(2);
+    expect(state.processed).toBe(0);
+    expect(state.lastError).toContain('downstream system refused the job');
+    await dlq.stop();
+  });
+});

@@ -1,8 +1,6 @@
-import { type DynamicModule, Inject, Injectable, Logger, Module, type OnApplicationBootstrap, type OnModuleDestroy, type Provider } from '@nestjs/common';
+import { type DynamicModule, Module, type Provider } from '@nestjs/common';
 import { DECLARED_MODULE_SETTINGS, type ModuleSettings } from '@flowplane/contracts';
-import { EVENT_BUS, type EventBus, Outbox } from '@flowplane/platform/bus';
-import { SERVICE_CONTEXT, type ServiceContext, STORE } from '@flowplane/platform/service';
-import type { Store } from '@flowplane/platform/store';
+import { outboxProvider, SERVICE_CONTEXT, type ServiceContext } from '@flowplane/platform/service';
 import { SettingValueResolver } from './domain/setting-value.resolver';
 import { SettingsRegistry } from './domain/settings.registry';
 import { AdminSettingsController } from './http/admin-settings.controller';
@@ -18,40 +16,14 @@ import { ReadPublicSettingUseCase } from './use-cases/read-public-setting.use-ca
 import { StoreSettingsReader } from './use-cases/store-settings.reader';
 import { UpdateModuleSettingsUseCase } from './use-cases/update-module-settings.use-case';
 
-/** Publishes what the settings writes put in their outbox; runs while the service runs. */
-@Injectable()
-class SettingsOutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
-  constructor(@Inject(SETTINGS_OUTBOX) private readonly outbox: Outbox) {}
-
-  onApplicationBootstrap(): void {
-    this.outbox.start();
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.outbox.stop();
-  }
-}
-
-const log = new Logger('SettingsOutbox');
-
 function providers(declarations: Provider): Provider[] {
   return [
     declarations,
     // Built here so that inconsistent declarations (a field both sensitive and localized) stop the boot.
     { provide: SettingsRegistry, inject: [SETTINGS_DECLARATIONS], useFactory: (d: readonly ModuleSettings[]) => new SettingsRegistry(d) },
     { provide: SettingValueResolver, inject: [SERVICE_CONTEXT], useFactory: (ctx: ServiceContext) => new SettingValueResolver(ctx.env) },
-    {
-      provide: SETTINGS_OUTBOX,
-      inject: [STORE, EVENT_BUS, SERVICE_CONTEXT],
-      // Its own collection, so the relay of this feature never waits behind another feature's lease.
-      useFactory: (store: Store, bus: EventBus, ctx: ServiceContext) =>
-        new Outbox(store, bus, {
-          collection: 'settings_outbox',
-          source: `/${ctx.name}`,
-          logger: { warn: (m, meta) => log.warn(`${m} ${JSON.stringify(meta ?? {})}`), error: (m, meta) => log.error(`${m} ${JSON.stringify(meta ?? {})}`) },
-        }),
-    },
-    SettingsOutboxRelay,
+    // Its own collection, so the relay of this feature never waits behind another feature's lease.
+    outboxProvider(SETTINGS_OUTBOX, { collection: 'settings_outbox', source: '/profiles' }),
     SettingsRepository,
     EffectiveSettings,
     ListSettingsModulesUseCase,

@@ -1,0 +1,46 @@
+import type { DiagnosticSeverity } from './model';
+
+/** One diagnostic code: its default severity and the one-line rule it stands for. */
+export interface DiagnosticCodeInfo {
+  severity: DiagnosticSeverity;
+  rule: string;
+}
+
+/** The spec's validation codes of the flow definition validator ("Errors" table), exactly. */
+export const VALIDATION_CODES = {
+  FDL001: { severity: 'error', rule: 'document is nil' },
+  FDL002: { severity: 'warning', rule: 'version is empty' },
+  FDL010: { severity: 'error', rule: 'event missing entity_type' },
+  FDL011: { severity: 'error', rule: 'event missing action' },
+  FDL012: { severity: 'warning', rule: 'event payload field has an unrecognised type' },
+  FDL020: { severity: 'error', rule: 'workflow step missing id' },
+  FDL021: { severity: 'warning', rule: 'step `next` references an unknown step' },
+  FDL022: { severity: 'warning', rule: 'step `on_error` references an unknown step' },
+  FDL023: { severity: 'warning', rule: 'step action references an unknown action' },
+  FDL024: { severity: 'warning', rule: 'step event references an unknown event' },
+  FDL030: { severity: 'warning', rule: 'module depends_on references an unknown module' },
+  FDL040: { severity: 'warning', rule: 'schedule action references an unknown action' },
+  FDL050: { severity: 'warning', rule: 'channel protocol is not recognised' },
+  FDL060: { severity: 'warning', rule: 'action input or output field has an unrecognised type' },
+} as const satisfies Record<string, DiagnosticCodeInfo>;
+
+export type ValidationCode = keyof typeof VALIDATION_CODES;
+
+/** Codes of the pipeline itself (not FDL codes). */
+export const PIPELINE_CODES = {
+  /** The source text is neither YAML nor JSON. */
+  PARSE: { severity: 'error', rule: 'source text cannot be parsed' },
+  /** The source text is larger than the byte limit (FLOW_MAX_DOCUMENT_BYTES). */
+  TOO_LARGE: { severity: 'error', rule: 'source text is larger than the allowed size' },
+  /** A format-level problem met by a reader or writer (wrong shape, unknown key, dropped value). */
+  FMT: { severity: 'warning', rule: 'format-level problem in the document' },
+  /** Modules depend on each other in a cycle. */
+  CYCLE: { severity: 'error', rule: 'module dependency cycle' },
+  /** Two tool definitions got the same function name; the later one was renamed. */
+  TOOL_NAME: { severity: 'warning', rule: 'tool name collision resolved by renaming' },
+} as const satisfies Record<string, DiagnosticCodeInfo>;
+
+export type PipelineCode = keyof typeof PIPELINE_CODES;
+
+/** Every code this library emits, validation codes first. */
+export const DIAGNOSTIC_CODES: Record<string, DiagnosticCodeInfo> = { ...VALIDATION_CODES, ...PIPELINE_CODES };

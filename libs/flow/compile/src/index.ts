@@ -1,0 +1,15 @@
+export * from './model';
+export * from './field-types';
+export * from './codes';
+export { parseSource, offsetToPosition, type SourceMap, type ParsedSource, type ParseSourceOptions } from './source';
+export * from './form-a';
+export * from './form-b';
+export * from './openapi';
+export * from './asyncapi';
+export * from './business-model';
+export * from './validate';
+export * from './modules-order';
+export * from './diagnostics-format';
+export * from './tools-export';
+export * from './pipeline';
+export type { FormatReadResult, FormatReadOptions, FormatWriteResult } from './format-util';

@@ -1,0 +1,135 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { Parser as AsyncApiParser } from '@asyncapi/parser';
+import { parse as parseYaml } from 'yaml';
+
+/**
+ * flowctl as users run it: the real binary (dist/, built by `npm test`), on the fixtures, checking
+ * output and exit codes (0 fine, 1 document errors, 2 usage errors).
+ */
+
+const root = path.resolve(__dirname, '../..');
+const bin = path.join(root, 'dist/apps/cli/src/flowctl.js');
+const fixture = path.join(root, 'libs/flow/compile/test/fixtures/order-service.flow.yaml');
+
+function flowctl(args: string[], input?: string): { code: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [bin, ...args], { cwd: root, input, encoding: 'utf8', timeout: 30_000 });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('flowctl', () => {
+  let dir: string;
+
+  beforeAll(() => {
+    if (!existsSync(bin)) throw new Error(`${bin} is missing: run "npm test" (it builds first) or "npm run build"`);
+    dir = mkdtempSync(path.join(tmpdir(), 'flowctl-'));
+  });
+
+  it('exports OpenAPI that a real OpenAPI validator accepts', async () => {
+    const out = path.join(dir, 'openapi.json');
+    const r = flowctl(['export', fixture, '--format', 'openapi', '--out', out]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    const doc = JSON.parse(readFileSync(out, 'utf8'));
+    expect(doc.openapi).toBe('3.0.3');
+    await expect(SwaggerParser.validate(doc)).resolves.toBeDefined();
+  });
+
+  it('exports AsyncAPI 2.6 YAML to stdout that @asyncapi/parser accepts', async () => {
+    const r = flowctl(['export', fixture, '--format', 'asyncapi']);
+    expect(r.code).toBe(0);
+    expect(parseYaml(r.stdout).asyncapi).toBe('2.6.0');
+    const diagnostics = await new AsyncApiParser().validate(r.stdout);
+    expect(diagnostics.filter((d) => d.severity === 0)).toEqual([]);
+  });
+
+  it('exports flowdef, flowgraph, businessmodel, json and yaml', () => {
+    for (const format of ['flowdef', 'flowgraph', 'businessmodel', 'json', 'yaml']) {
+      const r = flowctl(['export', fixture, '--format', format]);
+      expect({ format, code: r.code }).toEqual({ format, code: 0 });
+      expect(r.stdout.length).toBeGreaterThan(100);
+    }
+    expect(parseYaml(flowctl(['export', fixture, '--format', 'flowgraph']).stdout).flowdef).toBe('1.0');
+    expect(JSON.parse(flowctl(['export', fixture, '--format', 'json']).stdout).title).toBe('Order Service');
+  });
+
+  it('validates: exit 0 on a clean file, 1 on errors, warnings fail only with --strict', () => {
+    const clean = flowctl(['validate', fixture]);
+    expect(clean.code).toBe(0);
+    expect(clean.stdout).toContain('0 errors, 0 warnings');
+
+    const broken = path.join(dir, 'broken.yaml');
+    writeFileSync(broken, 'version: "1.0"\nevents:\n  - name: order_placed\n    action: placed\n');
+    const bad = flowctl(['validate', broken]);
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toMatch(/broken\.yaml:3:\d+: error FDL010 .*entity_type.* \(\/events\/0(\/entity_type)?\)/);
+
+    const warned = path.join(dir, 'warned.yaml');
+    writeFileSync(warned, 'version: "1.0"\nchannels:\n  - name: orders\n    protocol: carrier-pigeon\n');
+    expect(flowctl(['validate', warned]).code).toBe(0);
+    const strict = flowctl(['validate', warned, '--strict']);
+    expect(strict.code).toBe(1);
+    expect(strict.stdout).toContain('FDL050');
+  });
+
+  it('writes SARIF 2.1.0 and JSON reports', () => {
+    const broken = path.join(dir, 'broken2.yaml');
+    writeFileSync(broken, 'version: ""\nworkflows:\n  - name: w\n    steps:\n      - kind: end\n');
+    const sarif = flowctl(['validate', broken, '--format', 'sarif']);
+    expect(sarif.code).toBe(1);
+    const log = JSON.parse(sarif.stdout);
+    expect(log.version).toBe('2.1.0');
+    expect(log.runs[0].tool.driver.name).toBe('flowctl');
+    expect(log.runs[0].results.map((r: { ruleId: string }) => r.ruleId).sort()).toEqual(['FDL002', 'FDL020']);
+    const json = JSON.parse(flowctl(['validate', broken, '--format', 'json']).stdout);
+    expect(json.summary).toEqual({ errors: 1, warnings: 1 });
+  });
+
+  it('reports unparseable YAML with its line and column, never a crash', () => {
+    const bad = path.join(dir, 'bad.yaml');
+    writeFileSync(bad, 'version: "1.0"\nevents:\n  - name: [unclosed\n');
+    const r = flowctl(['validate', bad]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/bad\.yaml:\d+:\d+: error PARSE /);
+    expect(r.stderr).toBe('');
+  });
+
+  it('exports tool definitions, by selection', () => {
+    const all = flowctl(['tools', fixture]);
+    expect(all.code).toBe(0);
+    const tools = JSON.parse(all.stdout) as Array<{ type: string; function: { name: string; parameters: { type: string } } }>;
+    expect(tools.length).toBeGreaterThan(3);
+    for (const t of tools) {
+      expect(t.type).toBe('function');
+      expect(t.function.name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+      expect(t.function.parameters.type).toBe('object');
+    }
+    const entities = JSON.parse(flowctl(['tools', fixture, '--select', 'entities']).stdout) as typeof tools;
+    expect(entities.every((t) => t.function.name.startsWith('get_'))).toBe(true);
+    const commands = JSON.parse(flowctl(['tools', fixture, '--select', 'commands']).stdout) as typeof tools;
+    expect(commands.length).toBeLessThan(tools.length);
+  });
+
+  it('answers usage errors with exit 2 and a clear message', () => {
+    const missing = flowctl(['validate', path.join(dir, 'nope.yaml')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('no such file');
+    const unknown = flowctl(['export', fixture, '--format', 'pdf']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown target format "pdf"; valid: json, yaml, flowdef, flowgraph, openapi, asyncapi, businessmodel');
+    expect(flowctl(['export', fixture]).code).toBe(2);
+    expect(flowctl(['frobnicate', fixture]).code).toBe(2);
+    expect(flowctl(['validate', fixture, '--bogus']).code).toBe(2);
+    expect(flowctl([]).code).toBe(2);
+    expect(flowctl(['--help']).code).toBe(0);
+  });
+
+  it('reads standard input with "-"', () => {
+    const r = flowctl(['export', '-', '--format', 'json'], readFileSync(fixture, 'utf8'));
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).title).toBe('Order Service');
+  });
+});

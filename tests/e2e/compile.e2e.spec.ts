@@ -1,0 +1,77 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { parse as parseYaml } from 'yaml';
+import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
+import { call, testEnv, token } from '../support/http';
+
+/** The compile pipeline through the gateway (issue 5 item 7). */
+
+const sample = readFileSync(path.resolve(__dirname, '../../libs/flow/compile/test/fixtures/order-service.flow.yaml'), 'utf8');
+
+describe('compile, validate and tools routes', () => {
+  let platform: Standalone;
+  let admin: string;
+  let api: string;
+  const yaml = (body: string) => ({ headers: { 'content-type': 'application/yaml' }, body });
+
+  beforeAll(async () => {
+    platform = await startStandalone({ env: testEnv({ FLOW_MAX_DOCUMENT_BYTES: '200000' }) });
+    admin = await token('alice', ['admin:access']);
+    api = `${platform.url}/api/v1`;
+  });
+  afterAll(() => platform?.close());
+
+  it('converts form A to OpenAPI with its content type and diagnostics headers', async () => {
+    const res = await call(`${api}/flows/compile?from=flowdef&to=openapi`, { method: 'POST', bearer: admin, ...yaml(sample) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('application/vnd.oai.openapi+json');
+    expect(res.headers.get('x-diagnostics-errors')).toBe('0');
+    await expect(SwaggerParser.validate(res.body)).resolves.toBeDefined();
+  });
+
+  it('converts through every format and back (auto-detected sources)', async () => {
+    const asyncapi = await call(`${api}/flows/compile?to=asyncapi`, { method: 'POST', bearer: admin, ...yaml(sample) });
+    expect(asyncapi.status).toBe(200);
+    expect(parseYaml(asyncapi.text).asyncapi).toBe('2.6.0');
+    const back = await call(`${api}/flows/compile?to=json`, { method: 'POST', bearer: admin, ...yaml(asyncapi.text) });
+    expect(back.status).toBe(200);
+    expect(back.body.events.length).toBeGreaterThan(0);
+    const envelope = await call(`${api}/flows/compile?to=businessmodel&envelope=true`, { method: 'POST', bearer: admin, ...yaml(sample) });
+    expect(envelope.body).toMatchObject({ format: 'businessmodel', contentType: 'application/yaml', diagnostics: [] });
+    expect(parseYaml(envelope.body.document).domains.length).toBeGreaterThan(0);
+  });
+
+  it('validates with codes, paths and positions, and answers SARIF on request', async () => {
+    const doc = 'version: "1.0"\nevents:\n  - name: order_placed\n    action: placed\n';
+    const res = await call(`${api}/flows/validate`, { method: 'POST', bearer: admin, ...yaml(doc) });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ valid: false, summary: { errors: 1, warnings: 0 } });
+    expect(res.body.diagnostics[0]).toMatchObject({ code: 'FDL010', severity: 'error', path: expect.stringMatching(/^\/events\/0/), position: { line: expect.any(Number), column: expect.any(Number) } });
+    const sarif = await call(`${api}/flows/validate?report=sarif`, { method: 'POST', bearer: admin, ...yaml(doc) });
+    expect(sarif.body.version).toBe('2.1.0');
+    const clean = await call(`${api}/flows/validate`, { method: 'POST', bearer: admin, ...yaml(sample) });
+    expect(clean.body).toEqual({ valid: true, summary: { errors: 0, warnings: 0 }, diagnostics: [] });
+  });
+
+  it('exports tools', async () => {
+    const res = await call(`${api}/flows/tools?select=entities`, { method: 'POST', bearer: admin, ...yaml(sample) });
+    expect(res.status).toBe(200);
+    expect(res.body.tools.length).toBeGreaterThan(0);
+    expect(res.body.tools[0]).toMatchObject({ type: 'function', function: { name: expect.stringMatching(/^get_/), parameters: { type: 'object' } } });
+  });
+
+  it('answers 400 for unknown formats (listing the valid ones) and unreadable documents, 413 when too large', async () => {
+    const unknown = await call(`${api}/flows/compile?to=pdf`, { method: 'POST', bearer: admin, ...yaml(sample) });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.message).toContain('valid: json, yaml, flowdef');
+    expect(unknown.body.valid).toContain('openapi');
+    const broken = await call(`${api}/flows/compile?to=json`, { method: 'POST', bearer: admin, ...yaml('version: "1.0"\nevents: [\n') });
+    expect(broken.status).toBe(400);
+    expect(broken.body.message).toMatch(/line \d+, column \d+/);
+    expect(broken.body.diagnostics[0]).toMatchObject({ code: 'PARSE', position: { line: expect.any(Number) } });
+    const big = await call(`${api}/flows/validate`, { method: 'POST', bearer: admin, ...yaml(`version: "1.0"\ndescription: "${'x'.repeat(210_000)}"\n`) });
+    expect(big.status).toBe(413);
+    expect((await call(`${api}/flows/compile?to=json`, { method: 'POST', bearer: await token('bob', []), ...yaml(sample) })).status).toBe(403);
+  });
+});

@@ -1,4 +1,4 @@
-import { IsIn, IsInt, IsNotEmpty, IsNumber, IsOptional, IsRFC3339, IsString, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsNumber, IsOptional, IsRFC3339, IsString, Matches, Min } from 'class-validator';
 
 /** Outcome of an LLM call. */
 export const LLM_CALL_STATUSES = ['ok', 'error', 'aborted'] as const;
@@ -88,4 +88,46 @@ export class LlmUsageRecordedPayload {
   @IsOptional()
   @IsString()
   variantLabel?: string;
+
+  /** Whether the call served the assistant (spec rule 23). */
+  @IsOptional()
+  @IsBoolean()
+  assistant?: boolean;
+
+  /** Token counts reported by the provider, or estimated by the tokenizer when it sent none. */
+  @IsOptional()
+  @IsIn(['provider', 'estimated'])
+  usageSource?: 'provider' | 'estimated';
+
+  /** What the call was for. */
+  @IsOptional()
+  @IsIn(['chat', 'guard', 'embedding'])
+  kind?: 'chat' | 'guard' | 'embedding';
+
+  /** Wall time of the call. */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  latencyMs?: number;
+
+  /** Typed error code of a failed call (auth, rate_limit, timeout, bad_response, ...). */
+  @IsOptional()
+  @IsString()
+  errorCode?: string;
+
+  /** Cost in `currency`, when the producer priced the call (flow-runtime prices it otherwise). */
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0)
+  cost?: number;
+
+  /** ISO 4217 code of `cost`. */
+  @IsOptional()
+  @Matches(/^[A-Z]{3}$/)
+  currency?: string;
+
+  /** The service that made the call. */
+  @IsOptional()
+  @IsString()
+  service?: string;
 }

@@ -15,7 +15,7 @@ export const LLM_CHAT_KIND: ProfileKindDeclaration = {
     { key: 'temperature', label: 'Temperature', type: 'number', overridable: true },
     { key: 'systemPrompt', label: 'System prompt', type: 'textarea', overridable: true },
     { key: 'maxTokens', label: 'Max tokens', type: 'number', overridable: true },
-    { key: 'replyStyle', label: 'Reply style', type: 'string', options: ['concise', 'balanced', 'detailed'], overridable: true },
-    { key: 'examplesPolicy', label: 'Examples policy', type: 'string', options: ['none', 'inline', 'retrieved'], overridable: true },
+    { key: 'replyStyle', label: 'Reply style', type: 'string', options: ['short', 'normal', 'detailed'], overridable: true },
+    { key: 'examplesPolicy', label: 'Examples policy', type: 'string', options: ['avoid', 'when_asked', 'always'], overridable: true },
   ],
 };

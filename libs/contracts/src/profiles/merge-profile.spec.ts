@@ -89,7 +89,7 @@ describe('mergeProfile', () => {
 describe('mergeWithProvenance', () => {
   it('reports node over profile over setting over default, field by field', () => {
     const out = mergeWithProvenance({
-      defaults: { providerID: 'local', temperature: 0.5, replyStyle: 'balanced' },
+      defaults: { providerID: 'local', temperature: 0.5, replyStyle: 'normal' },
       settings: { providerID: 'ollama', model: 'llama3' },
       profile: { model: 'gpt-4o-mini', apiKey: 'sk-secret' },
       node: { temperature: 0.9 },
@@ -97,7 +97,7 @@ describe('mergeWithProvenance', () => {
     expect(out.values).toEqual({
       providerID: 'ollama',
       temperature: 0.9,
-      replyStyle: 'balanced',
+      replyStyle: 'normal',
       model: 'gpt-4o-mini',
       apiKey: 'sk-secret',
     });
@@ -112,7 +112,7 @@ describe('mergeWithProvenance', () => {
 
   it('lets a blank overridable node value fall through to the profile, the setting or the default', () => {
     const out = mergeWithProvenance({
-      defaults: { replyStyle: 'balanced' },
+      defaults: { replyStyle: 'normal' },
       settings: { providerID: 'ollama' },
       profile: { model: 'gpt-4o-mini' },
       node: { model: '', providerID: null, replyStyle: ' ', systemPrompt: '' },
@@ -127,7 +127,7 @@ describe('mergeWithProvenance', () => {
     expect(out.values).toEqual({
       model: 'gpt-4o-mini',
       providerID: 'ollama',
-      replyStyle: 'balanced',
+      replyStyle: 'normal',
       systemPrompt: '',
     });
   });

@@ -1,0 +1,55 @@
+import { LlmConfigError } from '../errors';
+import { actionOf, type Guard, type GuardCheck, type GuardResult, stringList } from './guard';
+
+/** Regexes compiled from config strings, kept per pattern source. */
+const compiled = new Map<string, RegExp>();
+const MAX_CACHED = 1000;
+
+function regex(source: string, make: () => RegExp): RegExp {
+  let re = compiled.get(source);
+  if (!re) {
+    re = make();
+    if (compiled.size >= MAX_CACHED) compiled.clear();
+    compiled.set(source, re);
+  }
+  return re;
+}
+
+function escape(term: string): string {
+  return term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+function fold(text: string): string {
+  return text.normalize('NFKC').toLowerCase();
+}
+
+/**
+ * `blocklist`: configurable `terms` (whole words or phrases, case-insensitive, Unicode-aware word
+ * edges) and `patterns` (regular expressions, case-insensitive). A match blocks, or flags when
+ * `action` is `flag`. An invalid pattern is a configuration error, never a silent pass.
+ */
+export class BlocklistGuard implements Guard {
+  readonly id = 'blocklist';
+  readonly description = 'Blocks (or flags) text containing configured terms or matching configured patterns.';
+
+  async check({ text, config }: GuardCheck): Promise<GuardResult> {
+    const folded = fold(text);
+    const reasons: string[] = [];
+    for (const term of stringList(config.terms)) {
+      const t = fold(term);
+      const re = regex(`t:${t}`, () => new RegExp(`(?<![\\p{L}\\p{N}_])${escape(t).replace(/\s+/g, '\\s+')}(?![\\p{L}\\p{N}_])`, 'u'));
+      if (re.test(folded)) reasons.push(`contains the blocked term "${term}"`);
+    }
+    for (const pattern of stringList(config.patterns, /\n/)) {
+      let re: RegExp;
+      try {
+        re = regex(`p:${pattern}`, () => new RegExp(pattern, 'iu'));
+      } catch (e) {
+        throw new LlmConfigError(`blocklist pattern ${JSON.stringify(pattern)} is not a valid regular expression: ${(e as Error).message}`);
+      }
+      if (re.test(text)) reasons.push(`matches the blocked pattern /${pattern}/`);
+    }
+    if (reasons.length === 0) return { verdict: 'allow', reasons };
+    return { verdict: actionOf(config, 'block'), reasons };
+  }
+}

@@ -1,0 +1,177 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { STATUS_CODES } from 'node:http';
+import { type RawData, type WebSocket, WebSocketServer } from 'ws';
+import { InvalidTokenError, type Principal, type TokenVerifier } from '@flowplane/platform/auth';
+import { encodeFrame, parseClientFrame, roomNameProblem } from './hub-envelope';
+import type { HubConnection } from './hub-connection';
+import type { HubMetrics } from './hub.metrics';
+import type { HubService } from './hub.service';
+import type { RoomPolicy } from './room-policy';
+
+/** Refuses an upgrade with a JSON error body before any WebSocket exists. */
+function refuse(socket: Duplex, status: number, message: string): void {
+  const body = JSON.stringify({ statusCode: status, error: STATUS_CODES[status] ?? 'Error', message });
+  if (socket.destroyed) return;
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+function firstHeader(v: string | string[] | undefined): string | undefined {
+  return (Array.isArray(v) ? v[0] : v)?.split(',')[0]?.trim();
+}
+
+/**
+ * True when the handshake's Origin may connect: no Origin header (a non-browser client, which no
+ * page can make send this request), an origin on the allow-list (`*` for any), or the same origin
+ * as the request's host, which is always allowed (the gateway keeps the Host header when it proxies).
+ */
+export function originAllowed(req: IncomingMessage, allowed: string[]): boolean {
+  const origin = req.headers.origin;
+  if (origin === undefined) return true;
+  const normalised = origin.replace(/\/$/, '').toLowerCase();
+  if (allowed.includes('*') || allowed.some((a) => a.replace(/\/$/, '').toLowerCase() === normalised)) return true;
+  let host: string;
+  try {
+    host = new URL(origin).host.toLowerCase();
+  } catch {
+    return false;
+  }
+  const hosts = [firstHeader(req.headers.host), firstHeader(req.headers['x-forwarded-host'])].filter(Boolean).map((h) => h!.toLowerCase());
+  return hosts.includes(host);
+}
+
+/**
+ * The hub's WebSocket endpoints on the HTTP server: `<mount>/connect` (rooms and broadcasts) and
+ * `<mount>/health` (a reachability socket: `health` on connect, `pong` to a ping). Every check of
+ * the upgrade (path, origin, token, pre-joined room) runs before the handshake, so a refused
+ * client gets a plain HTTP status and no socket ever exists for it.
+ */
+export class HubSockets {
+  private readonly wss: WebSocketServer;
+  private readonly healthSockets = new Set<WebSocket>();
+  private readonly connectPath: string;
+  private readonly healthPath: string;
+  private stopping?: Promise<void>;
+
+  constructor(
+    private readonly hub: HubService,
+    private readonly verifier: TokenVerifier,
+    private readonly policy: RoomPolicy,
+    private readonly metrics: HubMetrics,
+  ) {
+    const s = hub.settings;
+    // Frames up to 4x the cap are read and answered with an error envelope; beyond that ws closes
+    // the socket with 1009 before buffering more.
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: s.maxFrameBytes * 4, perMessageDeflate: false, clientTracking: false });
+    this.connectPath = `${s.mountPath}/connect`;
+    this.healthPath = `${s.mountPath}/health`;
+  }
+
+  /** The server's `upgrade` listener. */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    socket.on('error', () => socket.destroy());
+    const url = new URL(req.url ?? '/', 'http://hub.invalid');
+    if (this.stopping) return this.refuse(socket, 503, 'hub is shutting down; reconnect');
+    if (url.pathname === this.healthPath) {
+      this.wss.handleUpgrade(req, socket, head, (ws) => this.onHealthSocket(ws));
+      return;
+    }
+    if (url.pathname !== this.connectPath) return this.refuse(socket, 404, `no WebSocket endpoint at ${url.pathname}; connect to ${this.connectPath}`);
+    if (this.hub.shuttingDown) return this.refuse(socket, 503, 'hub is shutting down; reconnect');
+    if (!originAllowed(req, this.hub.settings.allowedOrigins)) return this.refuse(socket, 403, 'origin not allowed');
+    const room = url.searchParams.get('session_id') ?? url.searchParams.get('room') ?? undefined;
+    if (room !== undefined) {
+      const problem = roomNameProblem(room);
+      if (problem) return this.refuse(socket, 400, problem);
+    }
+    const token = url.searchParams.get('token') ?? undefined;
+    void this.admit(req, socket, head, token, room);
+  }
+
+  private async admit(req: IncomingMessage, socket: Duplex, head: Buffer, token: string | undefined, room: string | undefined): Promise<void> {
+    let principal: Principal | undefined;
+    if (token) {
+      try {
+        principal = await this.verifier.verify(token);
+      } catch (e) {
+        return this.refuse(socket, 401, e instanceof InvalidTokenError ? e.message : 'token is invalid');
+      }
+      if (!principal.active) return this.refuse(socket, 403, 'user is inactive');
+    } else if (this.hub.settings.requireAuth) {
+      return this.refuse(socket, 401, 'missing token: pass it in the token query parameter');
+    }
+    if (room !== undefined) {
+      const decision = await this.policy.canJoin(principal, room);
+      if (decision !== true) return this.refuse(socket, 403, decision);
+    }
+    if (socket.destroyed) return;
+    if (this.hub.shuttingDown) return this.refuse(socket, 503, 'hub is shutting down; reconnect');
+    this.wss.handleUpgrade(req, socket, head, (ws) => {
+      const conn = this.hub.add(ws, principal);
+      ws.on('message', (data, isBinary) => void this.onFrame(conn, data, isBinary));
+      ws.on('error', () => ws.terminate());
+      if (room !== undefined) {
+        this.hub.join(conn, room);
+        this.hub.reply(conn, 'subscribed', room);
+      }
+    });
+  }
+
+  private async onFrame(conn: HubConnection, data: RawData, isBinary: boolean): Promise<void> {
+    if (conn.closed) return;
+    const size = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : (data as Buffer | ArrayBuffer).byteLength;
+    if (size > this.hub.settings.maxFrameBytes) {
+      return this.hub.reply(conn, 'error', undefined, { code: 'frame_too_large', message: `frame is larger than ${this.hub.settings.maxFrameBytes} bytes` });
+    }
+    if (isBinary) return this.hub.reply(conn, 'error', undefined, { code: 'invalid_frame', message: 'binary frames are not accepted; send JSON text' });
+    const frame = parseClientFrame(data.toString());
+    if ('error' in frame) return this.hub.reply(conn, 'error', frame.room, { code: 'invalid_frame', message: frame.error });
+    if (frame.action === 'ping') return this.hub.reply(conn, 'pong');
+    if (frame.action === 'unsubscribe') {
+      this.hub.leave(conn, frame.room);
+      return this.hub.reply(conn, 'unsubscribed', frame.room);
+    }
+    const decision = await this.policy.canJoin(conn.principal, frame.room);
+    if (conn.closed) return;
+    if (decision !== true) return this.hub.reply(conn, 'error', frame.room, { code: 'forbidden', message: decision });
+    if (!this.hub.join(conn, frame.room)) {
+      return this.hub.reply(conn, 'error', frame.room, { code: 'too_many_rooms', message: `a connection may be in at most ${this.hub.settings.maxRoomsPerConnection} rooms` });
+    }
+    this.hub.reply(conn, 'subscribed', frame.room);
+  }
+
+  private onHealthSocket(ws: WebSocket): void {
+    this.healthSockets.add(ws);
+    ws.once('close', () => this.healthSockets.delete(ws));
+    ws.on('error', () => ws.terminate());
+    ws.send(encodeFrame('health', undefined, { status: 'ok' }));
+    ws.on('message', (raw) => {
+      const frame = parseClientFrame(raw.toString());
+      if ('action' in frame && frame.action === 'ping') ws.send(encodeFrame('pong'));
+      else ws.send(encodeFrame('error', undefined, { code: 'invalid_frame', message: 'unsupported action; use {"action":"ping"}' }));
+    });
+  }
+
+  private refuse(socket: Duplex, status: number, message: string): void {
+    this.metrics.upgradeRefused(status);
+    refuse(socket, status, message);
+  }
+
+  /** Closes every socket with 1001, cutting those that have not closed after `graceMs`. Idempotent. */
+  shutdown(graceMs: number): Promise<void> {
+    return (this.stopping ??= (async () => {
+      const health = [...this.healthSockets].map(
+        (ws) =>
+          new Promise<void>((resolve) => {
+            ws.once('close', () => resolve());
+            const cut = setTimeout(() => ws.terminate(), graceMs);
+            cut.unref();
+            ws.once('close', () => clearTimeout(cut));
+            ws.close(1001, 'server shutting down');
+          }),
+      );
+      await Promise.all([this.hub.shutdown(graceMs), ...health]);
+      this.wss.close();
+    })());
+  }
+}

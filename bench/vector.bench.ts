@@ -6,6 +6,7 @@
  *   node tools/build.mjs && node dist/bench/vector.bench.js [points=20000] [dim=384] [queries=200]
  */
 import { createEmbeddedVectorStore, type VectorFilter } from '@flowplane/platform/vector';
+import { rng } from './seeded-random';
 
 export interface VectorBenchResult {
   points: number;
@@ -16,16 +17,6 @@ export interface VectorBenchResult {
   recallAt10: number;
   filteredQueryPerSecond: number;
   filteredRecallAt10: number;
-}
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function clustered(n: number, dim: number, seed: number, centres: number[][]): number[][] {

@@ -1,2 +1,12 @@
 export * from './search.module';
 export * from './search.definition';
+export * from './search.env';
+export * from './domain/search.types';
+export { SearchService, type SearchStatus, combineFilters } from './domain/search.service';
+export { SearchException } from './domain/search.errors';
+export { SearchFreshness, type FreshnessRegistrationResult } from './freshness/search-freshness.service';
+export { SearchOwners, type SearchModuleRegistration, type SearchReindexer, type SearchLifecycleConsumer } from './freshness/search-owners.registry';
+export { SEARCH_OWNERS_COLLECTION } from './freshness/remote-owners.service';
+export { SearchSettings, type EffectiveSearchSettings } from './settings/search-settings.service';
+export { SEARCH_NODE_MANIFESTS, SEARCH_QUERY_NODE, SEARCH_UPSERT_NODE } from './nodes/search-nodes';
+export { SearchNodeRegistrar } from './nodes/search-node.registrar';

@@ -10,7 +10,13 @@ import {
   type HnswTuning,
   type IndexablePoint,
 } from './hnsw-collection.engine';
-import { loadCollections, removeCollection, saveCollection } from './hnsw-collection.persistence';
+import {
+  loadAliases,
+  loadCollections,
+  removeCollection,
+  saveAliases,
+  saveCollection,
+} from './hnsw-collection.persistence';
 import { compileVectorFilter, type PointPredicate } from './vector-filter.compiler';
 import {
   assertIndexName,
@@ -28,6 +34,7 @@ import {
   VectorValidationError,
 } from './vector-store.errors';
 import type {
+  VectorAlias,
   VectorHit,
   VectorIndexInfo,
   VectorIndexParams,
@@ -60,6 +67,8 @@ export class EmbeddedVectorStore implements VectorStore {
   private readonly flushDelayMs: number;
   private readonly tuning: HnswTuning;
   private readonly collections = new Map<string, CollectionState>();
+  /** alias -> index name; written to disk at once on every change (aliases change rarely and a switch must survive a crash). */
+  private readonly aliases = new Map<string, string>();
   private readonly dirty = new Set<string>();
   private readonly ready: Promise<void>;
   private loadError: unknown = null;
@@ -82,6 +91,9 @@ export class EmbeddedVectorStore implements VectorStore {
     assertIndexName(name);
     assertIndexParams(params);
     await this.exclusive(() => {
+      if (this.aliases.has(name)) {
+        throw new VectorValidationError(`"${name}" is an alias; an index cannot have the name of an alias`);
+      }
       const existing = this.collections.get(name)?.collection;
       if (existing) {
         if (existing.dim !== params.dim || existing.distance !== params.distance) {
@@ -102,8 +114,8 @@ export class EmbeddedVectorStore implements VectorStore {
   async getIndex(name: string): Promise<VectorIndexInfo | null> {
     assertIndexName(name);
     await this.open();
-    const c = this.collections.get(name)?.collection;
-    return c ? { name, dim: c.dim, distance: c.distance, count: c.count } : null;
+    const c = this.resolve(name);
+    return c ? { name: c.name, dim: c.dim, distance: c.distance, count: c.count } : null;
   }
 
   async listIndexes(): Promise<VectorIndexInfo[]> {
@@ -119,8 +131,51 @@ export class EmbeddedVectorStore implements VectorStore {
       const existed = this.collections.delete(name);
       this.dirty.delete(name);
       if (this.dir && existed) await removeCollection(this.dir, name);
+      const orphaned = [...this.aliases].filter(([, target]) => target === name).map(([alias]) => alias);
+      if (orphaned.length) {
+        for (const alias of orphaned) this.aliases.delete(alias);
+        await this.persistAliases();
+      }
       return existed;
     });
+  }
+
+  async setAlias(alias: string, index: string): Promise<void> {
+    assertIndexName(alias);
+    assertIndexName(index);
+    await this.exclusive(async () => {
+      if (this.collections.has(alias)) {
+        throw new VectorValidationError(`"${alias}" is an index; an alias cannot have the name of an index`);
+      }
+      if (!this.collections.has(index)) throw new VectorIndexNotFoundError(index);
+      const previous = this.aliases.get(alias);
+      if (previous === index) return;
+      this.aliases.set(alias, index);
+      try {
+        await this.persistAliases();
+      } catch (err) {
+        // Not on disk means not switched: keep memory and disk telling the same story.
+        if (previous === undefined) this.aliases.delete(alias);
+        else this.aliases.set(alias, previous);
+        throw err;
+      }
+    });
+  }
+
+  async deleteAlias(alias: string): Promise<boolean> {
+    assertIndexName(alias);
+    return this.exclusive(async () => {
+      if (!this.aliases.delete(alias)) return false;
+      await this.persistAliases();
+      return true;
+    });
+  }
+
+  async listAliases(): Promise<VectorAlias[]> {
+    await this.open();
+    return [...this.aliases]
+      .map(([alias, index]) => ({ alias, index }))
+      .sort((a, b) => (a.alias < b.alias ? -1 : a.alias > b.alias ? 1 : 0));
   }
 
   async upsert(name: string, points: VectorPoint[]): Promise<void> {
@@ -162,11 +217,12 @@ export class EmbeddedVectorStore implements VectorStore {
       throw new VectorValidationError('query must be an object {vector, limit, filter?}');
     assertVector(name, query.vector);
     assertLimit(query.limit);
+    if (query.ef !== undefined) assertLimit(query.ef, 'ef');
     const predicate = compileOptionalFilter(query.filter);
     await this.open();
     const c = this.require(name);
     assertVector(name, query.vector, c.dim);
-    return c.query(query.vector, query.limit, predicate);
+    return c.query(query.vector, query.limit, predicate, query.ef);
   }
 
   async scroll(name: string, request: VectorScrollRequest): Promise<VectorScrollPage> {
@@ -221,12 +277,14 @@ export class EmbeddedVectorStore implements VectorStore {
       if (!this.loadError) await this.exclusive(() => this.flushDirty(), true);
     } finally {
       this.collections.clear();
+      this.aliases.clear();
       this.dirty.clear();
     }
   }
 
   private async load(): Promise<void> {
     if (!this.dir) return;
+    for (const [alias, index] of Object.entries(await loadAliases(this.dir))) this.aliases.set(alias, index);
     for (const persisted of await loadCollections(this.dir)) {
       const { meta } = persisted;
       const collection = await HnswCollection.restore(
@@ -240,6 +298,25 @@ export class EmbeddedVectorStore implements VectorStore {
       );
       this.collections.set(meta.name, { collection, generation: meta.generation });
     }
+    // An alias whose index never committed (crash between create and first flush) points nowhere.
+    for (const [alias, index] of this.aliases) if (!this.collections.has(index)) this.aliases.delete(alias);
+  }
+
+  private async persistAliases(): Promise<void> {
+    if (!this.dir) return;
+    try {
+      await saveAliases(this.dir, Object.fromEntries(this.aliases));
+    } catch (err) {
+      throw new VectorStoreUnavailableError(`could not persist vector aliases: ${errorMessage(err)}`, { cause: err });
+    }
+  }
+
+  /** The collection of an index name or alias. */
+  private resolve(name: string): HnswCollection | undefined {
+    const direct = this.collections.get(name)?.collection;
+    if (direct) return direct;
+    const target = this.aliases.get(name);
+    return target === undefined ? undefined : this.collections.get(target)?.collection;
   }
 
   /** Waits for loading and rejects when the store is closed or could not load its directory. */
@@ -268,13 +345,15 @@ export class EmbeddedVectorStore implements VectorStore {
   }
 
   private require(name: string): HnswCollection {
-    const c = this.collections.get(name)?.collection;
+    const c = this.resolve(name);
     if (!c) throw new VectorIndexNotFoundError(name);
     return c;
   }
 
+  /** Marks an index (by name or alias) as changed since the last flush. */
   private markDirty(name: string): void {
     if (!this.dir) return;
+    name = this.resolve(name)?.name ?? name;
     this.dirty.add(name);
     this.scheduleFlush();
   }

@@ -59,6 +59,11 @@ export interface StoredEntry {
 
 interface Entry extends StoredEntry {
   key: string;
+  /**
+   * The stored (for cosine, normalised) vector, copied out of the graph the first time an exact
+   * scan of a small collection reads it: reading it from hnswlib allocates a fresh array per call.
+   */
+  vector?: Float32Array;
 }
 
 /** A validated point ready to index. */
@@ -127,6 +132,7 @@ export class HnswCollection {
         // slot (markDelete + re-add would leave a tombstone per update).
         this.graph.addPoint(p.vector, existing.label);
         existing.payload = p.payload;
+        existing.vector = undefined;
         continue;
       }
       this.ensureCapacity();
@@ -157,7 +163,7 @@ export class HnswCollection {
    * filter callback); a selective one is cheaper to answer by scanning just its matches, and
    * scanning also guarantees `limit` hits whenever that many points match.
    */
-  query(vector: number[], limit: number, predicate?: PointPredicate): VectorHit[] {
+  query(vector: number[], limit: number, predicate?: PointPredicate, ef?: number): VectorHit[] {
     const total = this.byKey.size;
     if (total === 0) return [];
     const threshold = this.tuning.exactSearchThreshold;
@@ -165,13 +171,18 @@ export class HnswCollection {
       const k = Math.min(limit, total);
       const all = (): Entry[] => [...this.byKey.values()];
       if (total <= threshold) return this.exactSearch(vector, k, all());
-      return this.graphSearch(vector, k) ?? this.exactSearch(vector, k, all());
+      return this.graphSearch(vector, k, undefined, ef) ?? this.exactSearch(vector, k, all());
     }
     if (total > threshold && this.estimateShare(predicate) >= FILTERED_GRAPH_MIN_SHARE) {
-      const hits = this.graphSearch(vector, Math.min(limit, total), (label) => {
-        const e = this.byLabel.get(label);
-        return e !== undefined && predicate(e.id, e.payload);
-      });
+      const hits = this.graphSearch(
+        vector,
+        Math.min(limit, total),
+        (label) => {
+          const e = this.byLabel.get(label);
+          return e !== undefined && predicate(e.id, e.payload);
+        },
+        ef,
+      );
       if (hits) return hits;
       // Fewer matches reachable than asked for: the exact scan below settles it.
     }
@@ -234,8 +245,8 @@ export class HnswCollection {
   }
 
   /** Graph search for `k` hits, or null when the graph yields fewer (callers then scan exactly). */
-  private graphSearch(vector: number[], k: number, filter?: (label: number) => boolean): VectorHit[] | null {
-    this.graph.setEf(Math.max(this.tuning.efSearch, k));
+  private graphSearch(vector: number[], k: number, filter?: (label: number) => boolean, ef?: number): VectorHit[] | null {
+    this.graph.setEf(Math.max(ef ?? this.tuning.efSearch, k));
     const found = filter ? this.graph.searchKnn(vector, k, filter) : this.graph.searchKnn(vector, k);
     // The graph can come up short (heavy deletion can leave regions unreachable, or few points
     // match): callers are promised `limit` hits whenever that many points match.
@@ -269,17 +280,40 @@ export class HnswCollection {
   }
 
   private exactSearch(vector: number[], k: number, entries: Entry[]): VectorHit[] {
+    if (k <= 0) return [];
     const query = this.distance === 'cosine' ? normalize(vector) : vector;
-    const scored = entries.map((e) => ({
-      id: e.id,
-      entry: e,
-      score: this.exactScore(query, this.graph.getPoint(e.label)),
-    }));
-    scored.sort((a, b) => this.compareHits(a, b));
-    return scored.slice(0, k).map((s) => this.hit(s.entry, s.score));
+    // Small collections keep their vectors beside the graph (at most exactSearchThreshold of them);
+    // a filtered scan of a large one reads each candidate from the graph instead.
+    const keep = this.byKey.size <= this.tuning.exactSearchThreshold;
+    // The k best so far, best first (k is a page size: insertion beats sorting every candidate).
+    const best: Array<{ id: VectorPointId; entry: Entry; score: number }> = [];
+    for (let i = 0; i < entries.length; i++) {
+      const e = entries[i];
+      let stored: ArrayLike<number> | undefined = e.vector;
+      if (stored === undefined) {
+        const point = this.graph.getPoint(e.label);
+        if (keep) e.vector = Float32Array.from(point);
+        stored = point;
+      }
+      const score = this.exactScore(query, stored);
+      if (best.length === k) {
+        // Most candidates lose to the current k-th: rejected before any allocation.
+        const worst = best[k - 1];
+        const behind = this.distance === 'euclid' ? score - worst.score : worst.score - score;
+        if (behind > 0 || (behind === 0 && comparePointIds(e.id, worst.id) >= 0)) continue;
+      }
+      const candidate = { id: e.id, entry: e, score };
+      let at = best.length === k ? k - 1 : best.length;
+      while (at > 0 && this.compareHits(candidate, best[at - 1]) < 0) {
+        best[at] = best[at - 1];
+        at--;
+      }
+      best[at] = candidate;
+    }
+    return best.map((s) => this.hit(s.entry, s.score));
   }
 
-  private exactScore(query: number[], stored: number[]): number {
+  private exactScore(query: number[], stored: ArrayLike<number>): number {
     if (this.distance === 'euclid') {
       let sum = 0;
       for (let i = 0; i < query.length; i++) {

@@ -16,6 +16,8 @@ import type { VectorDistance } from './vector-store.port';
 
 const FORMAT = 1;
 const META = 'meta.json';
+/** Aliases of the whole store, `{alias: index}`; a file beside the index directories. */
+const ALIASES = 'aliases.json';
 
 export interface CollectionMeta {
   format: number;
@@ -156,4 +158,27 @@ async function removeStaleFiles(dir: string, generation: number): Promise<void> 
   for (const name of await readdir(dir)) {
     if (!keep.has(name)) await unlink(path.join(dir, name)).catch(() => undefined);
   }
+}
+
+/** Writes the alias table atomically (temp + fsync + rename). */
+export async function saveAliases(root: string, aliases: Record<string, string>): Promise<void> {
+  await mkdir(root, { recursive: true });
+  await writeFileAtomic(path.join(root, ALIASES), JSON.stringify(aliases));
+  await fsyncPath(root);
+}
+
+/** The alias table, empty when none was ever saved. */
+export async function loadAliases(root: string): Promise<Record<string, string>> {
+  let text: string;
+  try {
+    text = await readFile(path.join(root, ALIASES), 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw err;
+  }
+  const parsed = JSON.parse(text) as unknown;
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed) || Object.values(parsed).some((v) => typeof v !== 'string')) {
+    throw new Error(`${path.join(root, ALIASES)} is not an alias table`);
+  }
+  return parsed as Record<string, string>;
 }

@@ -24,6 +24,7 @@ import {
   VectorValidationError,
 } from './vector-store.errors';
 import type {
+  VectorAlias,
   VectorDistance,
   VectorHit,
   VectorIndexInfo,
@@ -59,11 +60,16 @@ const FROM_QDRANT: Partial<Record<Schemas['Distance'], VectorDistance>> = {
   Euclid: 'euclid',
 };
 
-/** Translates either filter form into Qdrant's filter JSON, validating it the same way the embedded adapter does. */
+/**
+ * Translates either filter form into Qdrant's filter JSON. What the platform evaluates itself is
+ * validated as on the embedded backend (same messages); every other condition (geo, full-text,
+ * values_count, datetime_range, has_vector, anything newer) goes to Qdrant as written, and Qdrant's
+ * own 400 comes back as a `VectorValidationError`.
+ */
 export function toQdrantFilter(filter: unknown): Schemas['Filter'] | undefined {
   if (filter === undefined || filter === null) return undefined;
   // The normalised tree is built in Qdrant's exact JSON shape, so it is sent unchanged.
-  return normalizeVectorFilter(filter) as Schemas['Filter'];
+  return normalizeVectorFilter(filter, { verbatim: true }) as Schemas['Filter'];
 }
 
 export class QdrantVectorStore implements VectorStore {
@@ -105,11 +111,19 @@ export class QdrantVectorStore implements VectorStore {
   async getIndex(name: string): Promise<VectorIndexInfo | null> {
     assertIndexName(name);
     this.assertOpen();
-    const params = await this.describe(name);
-    if (!params) return null;
-    if (params === 'unsupported') throw unsupportedCollection(name);
-    const { count } = await this.call(name, () => this.client.count(name, { exact: true }));
-    return { name, dim: params.dim, distance: params.distance, count };
+    let target = name;
+    let params = await this.describe(name);
+    if (!params) {
+      // Qdrant resolves aliases for point operations but not for collection info.
+      const aliased = await this.aliasTarget(name);
+      if (!aliased) return null;
+      target = aliased;
+      params = await this.describe(target);
+      if (!params) return null;
+    }
+    if (params === 'unsupported') throw unsupportedCollection(target);
+    const { count } = await this.call(target, () => this.client.count(target, { exact: true }));
+    return { name: target, dim: params.dim, distance: params.distance, count };
   }
 
   async listIndexes(): Promise<VectorIndexInfo[]> {
@@ -132,12 +146,60 @@ export class QdrantVectorStore implements VectorStore {
   async deleteIndex(name: string): Promise<boolean> {
     assertIndexName(name);
     this.assertOpen();
+    // An alias name is not an index: never delete the collection behind it by that name.
+    if (!(await this.describe(name))) return false;
+    const { aliases } = await this.call(undefined, () => this.client.getAliases());
+    const orphaned = aliases.filter((a) => a.collection_name === name);
+    if (orphaned.length) {
+      await this.call(name, () =>
+        this.client.updateCollectionAliases({
+          actions: orphaned.map((a) => ({ delete_alias: { alias_name: a.alias_name } })),
+        }),
+      );
+    }
     try {
       return await this.client.deleteCollection(name);
     } catch (err) {
       if (httpStatus(err) === 404) return false;
       throw mapError(err, name);
     }
+  }
+
+  async setAlias(alias: string, index: string): Promise<void> {
+    assertIndexName(alias);
+    assertIndexName(index);
+    this.assertOpen();
+    if (await this.describe(alias)) {
+      throw new VectorValidationError(`"${alias}" is an index; an alias cannot have the name of an index`);
+    }
+    if (!(await this.describe(index))) throw new VectorIndexNotFoundError(index);
+    // One request, applied atomically by Qdrant: readers never see the alias missing.
+    await this.call(index, () =>
+      this.client.updateCollectionAliases({
+        actions: [
+          { delete_alias: { alias_name: alias } },
+          { create_alias: { alias_name: alias, collection_name: index } },
+        ],
+      }),
+    );
+  }
+
+  async deleteAlias(alias: string): Promise<boolean> {
+    assertIndexName(alias);
+    this.assertOpen();
+    if (!(await this.aliasTarget(alias))) return false;
+    await this.call(undefined, () =>
+      this.client.updateCollectionAliases({ actions: [{ delete_alias: { alias_name: alias } }] }),
+    );
+    return true;
+  }
+
+  async listAliases(): Promise<VectorAlias[]> {
+    this.assertOpen();
+    const { aliases } = await this.call(undefined, () => this.client.getAliases());
+    return aliases
+      .map((a) => ({ alias: a.alias_name, index: a.collection_name }))
+      .sort((a, b) => (a.alias < b.alias ? -1 : a.alias > b.alias ? 1 : 0));
   }
 
   async upsert(name: string, points: VectorPoint[]): Promise<void> {
@@ -155,7 +217,7 @@ export class QdrantVectorStore implements VectorStore {
     this.assertOpen();
     // One read per call buys the embedded adapter's guarantee: a wrong-dimension point rejects the
     // whole batch before anything is written (Qdrant could apply the points before it).
-    const params = await this.describe(name);
+    const params = await this.describeResolved(name);
     if (!params) throw new VectorIndexNotFoundError(name);
     if (params === 'unsupported') throw unsupportedCollection(name);
     for (const p of prepared) assertVector(name, p.vector, params.dim);
@@ -176,7 +238,7 @@ export class QdrantVectorStore implements VectorStore {
     this.assertOpen();
     if (!points.length) {
       // Nothing to send; still report a missing index as the embedded adapter does.
-      if (!(await this.describe(name))) throw new VectorIndexNotFoundError(name);
+      if (!(await this.describeResolved(name))) throw new VectorIndexNotFoundError(name);
       return;
     }
     await this.call(name, () => this.client.delete(name, { wait: true, points }));
@@ -188,6 +250,7 @@ export class QdrantVectorStore implements VectorStore {
       throw new VectorValidationError('query must be an object {vector, limit, filter?}');
     assertVector(name, query.vector);
     assertLimit(query.limit);
+    if (query.ef !== undefined) assertLimit(query.ef, 'ef');
     const filter = toQdrantFilter(query.filter);
     this.assertOpen();
     const result = await this.call(
@@ -197,6 +260,7 @@ export class QdrantVectorStore implements VectorStore {
           query: query.vector,
           limit: query.limit,
           filter,
+          params: query.ef === undefined ? undefined : { hnsw_ef: Math.max(query.ef, query.limit) },
           with_payload: true,
           with_vector: false,
         }),
@@ -257,6 +321,20 @@ export class QdrantVectorStore implements VectorStore {
   private assertOpen(): void {
     if (this.closed)
       throw new VectorStoreUnavailableError(`Qdrant vector store for ${this.options.url} is closed`);
+  }
+
+  /** `describe` of an index name or of the index an alias points at. */
+  private async describeResolved(name: string): Promise<VectorIndexParams | 'unsupported' | null> {
+    const params = await this.describe(name);
+    if (params) return params;
+    const target = await this.aliasTarget(name);
+    return target ? this.describe(target) : null;
+  }
+
+  /** The collection an alias points at, or null when `name` is no alias. */
+  private async aliasTarget(name: string): Promise<string | null> {
+    const { aliases } = await this.call(undefined, () => this.client.getAliases());
+    return aliases.find((a) => a.alias_name === name)?.collection_name ?? null;
   }
 
   /** Params of an existing collection, null when it does not exist, 'unsupported' for layouts this store does not manage. */

@@ -172,4 +172,38 @@ describe('vector filters', () => {
     });
     expect(toQdrantFilter(undefined)).toBeUndefined();
   });
+
+  it('forwards to Qdrant, as written, the conditions only Qdrant evaluates', () => {
+    const qdrantOnly = [
+      { key: 'where', geo_radius: { center: { lon: 13.4, lat: 52.5 }, radius: 1000 } },
+      { key: 'where', geo_bounding_box: { top_left: { lon: 13, lat: 53 }, bottom_right: { lon: 14, lat: 52 } } },
+      { key: 'title', match: { text: 'password reset' } },
+      { key: 'title', match: { phrase: 'reset my password' } },
+      { key: 'tags', values_count: { gte: 2 } },
+      { key: 'when', datetime_range: { gte: '2024-01-01T00:00:00Z' } },
+      { has_vector: 'image' },
+      { some_future_condition: { key: 'x' } },
+    ];
+    for (const condition of qdrantOnly) {
+      const sent = toQdrantFilter({ must: [condition, { key: 'lang', match: { value: 'en' } }] });
+      // Exactly the caller's JSON on the wire, beside the normalised conditions.
+      expect(JSON.parse(JSON.stringify(sent))).toEqual({ must: [condition, { key: 'lang', match: { value: 'en' } }] });
+      // The embedded backend (no verbatim) still refuses it with a 400 naming where.
+      expect(() => normalizeVectorFilter({ must: [condition] })).toThrow(VectorFilterError);
+      expect(() => compileVectorFilter({ must: [condition] })).toThrow(VectorFilterError);
+    }
+    // The caller's object is copied, not shared.
+    const mine = { key: 'where', geo_radius: { center: { lon: 1, lat: 2 }, radius: 3 } };
+    const sent = toQdrantFilter({ must: [mine] }) as { must: Array<typeof mine> };
+    sent.must[0].geo_radius.radius = 99;
+    expect(mine.geo_radius.radius).toBe(3);
+  });
+
+  it('still validates, for Qdrant, the conditions it evaluates itself (same messages as embedded)', () => {
+    expect(() => toQdrantFilter({ must: [{ key: 'n', range: { above: 1 } }] })).toThrow(expect.objectContaining({ path: 'must[0].range', status: 400 }));
+    expect(() => toQdrantFilter({ must: [{ key: 'a', match: { value: 1 }, range: { gt: 0 } }] })).toThrow(VectorFilterError);
+    expect(() => toQdrantFilter({ must: [{ has_id: ['not-a-uuid'] }] })).toThrow(expect.objectContaining({ path: 'must[0].has_id[0]' }));
+    // Not a clause filter (unknown top-level key): read as the equality shorthand, whose values are scalars.
+    expect(() => toQdrantFilter({ wrong_clause: [{ key: 'a', match: { value: 1 } }] })).toThrow(expect.objectContaining({ path: 'wrong_clause' }));
+  });
 });

@@ -18,7 +18,42 @@ export type NormalizedCondition =
   | { is_null: { key: string } }
   | { has_id: VectorPointId[] }
   | { nested: { key: string; filter: NormalizedFilter } }
-  | NormalizedFilter;
+  | NormalizedFilter
+  | VerbatimCondition;
+
+/**
+ * A condition only Qdrant evaluates (geo, values_count, datetime_range, has_vector, full-text
+ * match, or any other key Qdrant knows), kept exactly as the caller wrote it. Only produced with
+ * `{verbatim: true}`, which the Qdrant path uses; the embedded engine never receives one.
+ */
+export interface VerbatimCondition {
+  readonly [VERBATIM]: true;
+  readonly [key: string]: unknown;
+}
+
+const VERBATIM = Symbol('verbatim');
+
+/** Options of `normalizeVectorFilter`. */
+export interface NormalizeFilterOptions {
+  /**
+   * Pass conditions this normaliser does not implement to the backend unchanged instead of
+   * rejecting them (Qdrant: the spec forwards `filter` verbatim). Structure the normaliser does
+   * implement is still validated, with its clear messages.
+   */
+  verbatim?: boolean;
+}
+
+function verbatim(cond: Record<string, unknown>): VerbatimCondition {
+  const copy = structuredClone(cond) as Record<string | symbol, unknown>;
+  // Non-enumerable: JSON serialisation (the request to Qdrant) sends the caller's object as it was.
+  Object.defineProperty(copy, VERBATIM, { value: true, enumerable: false });
+  return copy as unknown as VerbatimCondition;
+}
+
+/** True for a condition passed through by `{verbatim: true}`. */
+export function isVerbatimCondition(cond: unknown): cond is VerbatimCondition {
+  return typeof cond === 'object' && cond !== null && (cond as Record<symbol, unknown>)[VERBATIM] === true;
+}
 
 /** A validated filter; empty clause lists are omitted (Qdrant and the embedded engine then agree on their meaning). */
 export interface NormalizedFilter {
@@ -58,9 +93,10 @@ export function isClauseFilter(filter: Record<string, unknown>): boolean {
 }
 
 /** Validates and normalises either filter form; throws `VectorFilterError` naming the offending path. */
-export function normalizeVectorFilter(filter: unknown): NormalizedFilter {
+export function normalizeVectorFilter(filter: unknown, options: NormalizeFilterOptions = {}): NormalizedFilter {
   if (!isObject(filter)) throw new VectorFilterError('a filter must be an object', '');
-  return isClauseFilter(filter) ? normalizeClauses(filter, '') : normalizeEquality(filter);
+  const lenient = options.verbatim === true;
+  return isClauseFilter(filter) ? normalizeClauses(filter, '', lenient) : normalizeEquality(filter);
 }
 
 function normalizeEquality(filter: Record<string, unknown>): NormalizedFilter {
@@ -102,7 +138,7 @@ function list(value: unknown, path: string): unknown[] {
   throw new VectorFilterError('expected a condition or an array of conditions', path);
 }
 
-function normalizeClauses(filter: Record<string, unknown>, path: string): NormalizedFilter {
+function normalizeClauses(filter: Record<string, unknown>, path: string, lenient: boolean): NormalizedFilter {
   const out: NormalizedFilter = {};
   for (const [clause, value] of Object.entries(filter)) {
     const at = path ? `${path}.${clause}` : clause;
@@ -114,26 +150,29 @@ function normalizeClauses(filter: Record<string, unknown>, path: string): Normal
       if (typeof minCount !== 'number' || !Number.isInteger(minCount) || minCount < 0) {
         throw new VectorFilterError('min_count must be a non-negative integer', `${at}.min_count`);
       }
-      const conditions = value.conditions.map((c, i) => normalizeCondition(c, `${at}.conditions[${i}]`));
+      const conditions = value.conditions.map((c, i) => normalizeCondition(c, `${at}.conditions[${i}]`, lenient));
       if (minCount > 0) out.min_should = { conditions, min_count: minCount };
       continue;
     }
     if (clause !== 'must' && clause !== 'should' && clause !== 'must_not') {
       throw new VectorFilterError(`unknown clause "${clause}" (use must, should, must_not, min_should)`, at);
     }
-    const conditions = list(value, at).map((c, i) => normalizeCondition(c, `${at}[${i}]`));
+    const conditions = list(value, at).map((c, i) => normalizeCondition(c, `${at}[${i}]`, lenient));
     if (conditions.length) out[clause] = conditions;
   }
   return out;
 }
 
-function normalizeCondition(cond: unknown, path: string): NormalizedCondition {
+function normalizeCondition(cond: unknown, path: string, lenient: boolean): NormalizedCondition {
   if (!isObject(cond)) throw new VectorFilterError('a condition must be an object', path);
   const keys = Object.keys(cond);
   for (const k of UNSUPPORTED_CONDITIONS) {
-    if (k in cond) throw new VectorFilterError(`"${k}" conditions are not supported`, path);
+    if (k in cond) {
+      if (lenient) return verbatim(cond);
+      throw new VectorFilterError(`"${k}" conditions are not supported`, path);
+    }
   }
-  if ('key' in cond) return normalizeField(cond, path);
+  if ('key' in cond) return normalizeField(cond, path, lenient);
   if (keys.length === 1 && (keys[0] === 'is_empty' || keys[0] === 'is_null')) {
     const inner = cond[keys[0]];
     if (!isObject(inner)) throw new VectorFilterError(`${keys[0]} must be {key}`, `${path}.${keys[0]}`);
@@ -159,9 +198,10 @@ function normalizeCondition(cond: unknown, path: string): NormalizedCondition {
       throw new VectorFilterError('nested must be {key, filter}', `${path}.nested`);
     }
     assertKey(nested.key, `${path}.nested.key`);
-    return { nested: { key: nested.key, filter: normalizeClauses(nested.filter, `${path}.nested.filter`) } };
+    return { nested: { key: nested.key, filter: normalizeClauses(nested.filter, `${path}.nested.filter`, lenient) } };
   }
-  if (keys.length > 0 && keys.every((k) => CLAUSE_KEYS.has(k))) return normalizeClauses(cond, path);
+  if (keys.length > 0 && keys.every((k) => CLAUSE_KEYS.has(k))) return normalizeClauses(cond, path, lenient);
+  if (lenient) return verbatim(cond);
   throw new VectorFilterError(
     `unsupported condition with keys ${keys.map((k) => `"${k}"`).join(', ') || '(none)'}; ` +
       'supported: {key, match}, {key, range}, is_empty, is_null, has_id, nested and nested must/should/must_not',
@@ -169,14 +209,21 @@ function normalizeCondition(cond: unknown, path: string): NormalizedCondition {
   );
 }
 
-function normalizeField(cond: Record<string, unknown>, path: string): NormalizedCondition {
+function normalizeField(cond: Record<string, unknown>, path: string, lenient: boolean): NormalizedCondition {
   assertKey(cond.key, `${path}.key`);
   const key = cond.key;
   for (const k of UNSUPPORTED_FIELD_KEYS) {
-    if (k in cond) throw new VectorFilterError(`"${k}" conditions are not supported`, `${path}.${k}`);
+    if (k in cond) {
+      if (lenient) return verbatim(cond);
+      throw new VectorFilterError(`"${k}" conditions are not supported`, `${path}.${k}`);
+    }
   }
   const extra = Object.keys(cond).filter((k) => k !== 'key' && k !== 'match' && k !== 'range');
-  if (extra.length) throw new VectorFilterError(`unknown field condition keys: ${extra.join(', ')}`, path);
+  if (extra.length) {
+    if (lenient) return verbatim(cond);
+    throw new VectorFilterError(`unknown field condition keys: ${extra.join(', ')}`, path);
+  }
+  if (lenient && isObject(cond.match) && UNSUPPORTED_MATCH_KEYS.some((k) => k in (cond.match as object))) return verbatim(cond);
   const hasMatch = cond.match !== undefined;
   const hasRange = cond.range !== undefined;
   if (hasMatch === hasRange)
@@ -265,6 +312,10 @@ export function compileFilter(filter: NormalizedFilter): PointPredicate {
 }
 
 function compileCondition(cond: NormalizedCondition): PointPredicate {
+  if (isVerbatimCondition(cond)) {
+    // Unreachable through the adapters: only the Qdrant path normalises with `verbatim`.
+    throw new VectorFilterError(`condition ${JSON.stringify(cond)} is evaluated by Qdrant only`, '');
+  }
   if ('key' in cond) {
     const path = parsePath(cond.key);
     if ('range' in cond) {

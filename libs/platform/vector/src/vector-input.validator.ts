@@ -16,7 +16,7 @@ const INDEX_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 // Fixed namespace so the same key maps to the same point id in every process and release.
-const POINT_ID_NAMESPACE = '6f0c1f8e-3a57-4d2b-9a64-0c6de6b1f1a2';
+export const POINT_ID_NAMESPACE = '6f0c1f8e-3a57-4d2b-9a64-0c6de6b1f1a2';
 
 /** Largest accepted index dimension (Qdrant's limit is 65,536). */
 export const MAX_VECTOR_DIM = 65_536;

@@ -4,6 +4,7 @@
  * get a per-run prefix so runs against a shared Qdrant never collide, and are deleted afterwards.
  */
 import { pointIdFromKey } from './vector-input.validator';
+import { scrollPages } from './vector-scroll.util';
 import {
   VectorDimensionError,
   VectorFilterError,
@@ -278,6 +279,8 @@ export function vectorStoreContract(target: VectorStoreContractTarget): void {
         { id: 1, vector: [1, 0, 0, 0], payload: { version: 1, tag: 'old' } },
         { id: 2, vector: [0, 1, 0, 0], payload: { version: 1 } },
       ]);
+      // Queried before the overwrite (an adapter that keeps vectors beside its index must drop them).
+      expect((await store.query(name, { vector: [1, 0, 0, 0], limit: 1 }))[0]).toMatchObject({ id: 1, score: expect.closeTo(1, 4) });
       await store.upsert(name, [{ id: 1, vector: [0, 0, 1, 0], payload: { version: 2 } }]);
       expect((await store.getIndex(name))?.count).toBe(2);
 
@@ -550,6 +553,98 @@ export function vectorStoreContract(target: VectorStoreContractTarget): void {
     });
   });
 
+  describe('aliases', () => {
+    it('answers point operations and metadata through an alias, and lists it', async () => {
+      const a = indexName('alias_a');
+      const alias = indexName('alias_live');
+      await store.createIndex(a, { dim: 2, distance: 'euclid' });
+      await store.upsert(a, [{ id: 1, vector: [0, 0], payload: { from: 'a' } }]);
+      await store.setAlias(alias, a);
+      expect(await store.getIndex(alias)).toEqual({ name: a, dim: 2, distance: 'euclid', count: 1 });
+      expect(await store.query(alias, { vector: [0, 0], limit: 5 })).toEqual([
+        { id: 1, score: expect.closeTo(0, 4), payload: { from: 'a' } },
+      ]);
+      await store.upsert(alias, [{ id: 2, vector: [1, 0], payload: { from: 'alias' } }]);
+      await store.delete(alias, [1]);
+      expect((await store.scroll(alias, { limit: 10 })).points).toEqual([{ id: 2, payload: { from: 'alias' } }]);
+      expect((await store.getIndex(a))?.count).toBe(1);
+      expect(await store.listAliases()).toContainEqual({ alias, index: a });
+      // An alias is not an index: not listed as one, and deleteIndex by its name removes nothing.
+      expect((await store.listIndexes()).map((i) => i.name)).not.toContain(alias);
+      expect(await store.deleteIndex(alias)).toBe(false);
+      expect(await store.getIndex(a)).not.toBeNull();
+    });
+
+    it('moves an alias atomically: every query during a switch answers from one index or the other', async () => {
+      const oldIndex = indexName('switch_old');
+      const newIndex = indexName('switch_new');
+      const alias = indexName('switch_live');
+      await store.createIndex(oldIndex, { dim: 2, distance: 'cosine' });
+      await store.createIndex(newIndex, { dim: 2, distance: 'cosine' });
+      await store.upsert(oldIndex, [{ id: 1, vector: [1, 0], payload: { gen: 'old' } }]);
+      await store.upsert(newIndex, [{ id: 1, vector: [1, 0], payload: { gen: 'new' } }]);
+      await store.setAlias(alias, oldIndex);
+      const seen: string[] = [];
+      const reader = (async () => {
+        for (let i = 0; i < 30; i++) {
+          const hits = await store.query(alias, { vector: [1, 0], limit: 1 });
+          seen.push(String(hits[0]?.payload.gen));
+        }
+      })();
+      await store.setAlias(alias, newIndex);
+      await reader;
+      expect(seen.every((g) => g === 'old' || g === 'new')).toBe(true);
+      expect((await store.query(alias, { vector: [1, 0], limit: 1 }))[0].payload).toEqual({ gen: 'new' });
+      expect((await store.listAliases()).filter((x) => x.alias === alias)).toEqual([{ alias, index: newIndex }]);
+      // The old index is untouched and can now go.
+      expect(await store.deleteIndex(oldIndex)).toBe(true);
+      expect((await store.query(alias, { vector: [1, 0], limit: 1 }))[0].payload).toEqual({ gen: 'new' });
+    });
+
+    it('refuses an alias to a missing index (404) or named like an index (400), and deletes aliases', async () => {
+      const real = indexName('alias_real');
+      const other = indexName('alias_other');
+      const alias = indexName('alias_x');
+      await store.createIndex(real, { dim: 2, distance: 'dot' });
+      await store.createIndex(other, { dim: 2, distance: 'dot' });
+      await expect(store.setAlias(alias, indexName('alias_nowhere'))).rejects.toBeInstanceOf(VectorIndexNotFoundError);
+      await expect(store.setAlias(other, real)).rejects.toMatchObject({ status: 400 });
+      await store.setAlias(alias, real);
+      expect(await store.deleteAlias(alias)).toBe(true);
+      expect(await store.deleteAlias(alias)).toBe(false);
+      expect(await store.getIndex(alias)).toBeNull();
+      await expect(store.query(alias, { vector: [1, 0], limit: 1 })).rejects.toBeInstanceOf(VectorIndexNotFoundError);
+      expect(await store.getIndex(real)).not.toBeNull();
+    });
+
+    it('drops the aliases of a deleted index', async () => {
+      const idx = indexName('alias_dropped');
+      const alias = indexName('alias_dropped_live');
+      await store.createIndex(idx, { dim: 2, distance: 'dot' });
+      await store.setAlias(alias, idx);
+      expect(await store.deleteIndex(idx)).toBe(true);
+      expect((await store.listAliases()).map((a) => a.alias)).not.toContain(alias);
+      expect(await store.getIndex(alias)).toBeNull();
+    });
+
+    it('pages through every point with scrollPages', async () => {
+      const name = indexName('pages');
+      await store.createIndex(name, { dim: 2, distance: 'dot' });
+      await store.upsert(
+        name,
+        Array.from({ length: 53 }, (_, i) => ({ id: i, vector: [i, 1], payload: { odd: i % 2 === 1 } })),
+      );
+      const pages: VectorPointId[][] = [];
+      for await (const page of scrollPages(store, name, { pageSize: 10 })) pages.push(page.map((p) => p.id));
+      expect(pages.map((p) => p.length)).toEqual([10, 10, 10, 10, 10, 3]);
+      expect(pages.flat()).toEqual(Array.from({ length: 53 }, (_, i) => i));
+      const odd: VectorPointId[] = [];
+      for await (const page of scrollPages(store, name, { pageSize: 7, filter: { odd: true } }))
+        odd.push(...page.map((p) => p.id));
+      expect(odd).toEqual(Array.from({ length: 26 }, (_, i) => 2 * i + 1));
+    });
+  });
+
   if (target.durable) {
     describe('durability', () => {
       it('keeps indexes, points, payloads, overwrites and deletes across close and reopen', async () => {
@@ -568,6 +663,10 @@ export function vectorStoreContract(target: VectorStoreContractTarget): void {
           );
         }
         await store.upsert(dropped, [{ id: 1, vector: [1, 1, 1, 1] }]);
+        const aliasOfKept = indexName('durable_alias');
+        const aliasOfDropped = indexName('durable_alias_dropped');
+        await store.setAlias(aliasOfKept, kept);
+        await store.setAlias(aliasOfDropped, dropped);
         await store.delete(
           kept,
           Array.from({ length: 100 }, (_, i) => i),
@@ -579,6 +678,10 @@ export function vectorStoreContract(target: VectorStoreContractTarget): void {
         store = await target.open();
 
         expect(await store.getIndex(kept)).toEqual({ name: kept, dim: DIM, distance: 'cosine', count: 1400 });
+        expect(await store.getIndex(aliasOfKept)).toEqual({ name: kept, dim: DIM, distance: 'cosine', count: 1400 });
+        const aliases = await store.listAliases();
+        expect(aliases).toContainEqual({ alias: aliasOfKept, index: kept });
+        expect(aliases.map((a) => a.alias)).not.toContain(aliasOfDropped);
         expect(await store.getIndex(dropped)).toBeNull();
         expect(await store.getIndex(empty)).toEqual({ name: empty, dim: 5, distance: 'euclid', count: 0 });
         await store.upsert(empty, [{ id: 1, vector: [1, 2, 3, 4, 5] }]);

@@ -127,7 +127,10 @@ export interface VectorClauseFilter {
  */
 export type VectorPayloadEquality = Record<string, unknown>;
 
-/** Either form; unsupported clauses (geo, full-text, datetime ranges, has_vector...) throw `VectorFilterError`. */
+/**
+ * Either form. The embedded backend rejects conditions it does not evaluate (geo, full-text,
+ * datetime ranges, has_vector...) with `VectorFilterError`; Qdrant receives them as written.
+ */
 export type VectorFilter = VectorClauseFilter | VectorPayloadEquality;
 
 export interface VectorQuery {
@@ -135,6 +138,12 @@ export interface VectorQuery {
   /** Maximum number of hits, a positive integer. */
   limit: number;
   filter?: VectorFilter;
+  /**
+   * Search depth (HNSW `ef`): candidates kept while walking the graph; more is slower and finds more
+   * of the true neighbours. Never below `limit`. Absent: the adapter's default (embedded 64,
+   * Qdrant its collection setting). Sent to Qdrant as `params.hnsw_ef`.
+   */
+  ef?: number;
 }
 
 export interface VectorScrollRequest {
@@ -162,17 +171,38 @@ export interface VectorScrollPage {
   nextOffset: VectorPointId | null;
 }
 
+/** A second name of an index (Qdrant collection alias); every point operation accepts it in place of the index name. */
+export interface VectorAlias {
+  alias: string;
+  /** The index (collection) the alias points at. */
+  index: string;
+}
+
 export interface VectorStore {
   /** Which adapter this is, for `/search/status` and readiness. */
   readonly backend: VectorBackend;
   /** Creates the index; a no-op when it exists with the same params, `VectorIndexConflictError` when they differ. */
   createIndex(name: string, params: VectorIndexParams): Promise<void>;
-  /** Index metadata, or null when it does not exist. */
+  /**
+   * Index metadata, or null when it does not exist. `name` may be an alias: the info then describes
+   * the index it points at (`info.name` is that index's name).
+   */
   getIndex(name: string): Promise<VectorIndexInfo | null>;
-  /** All indexes, sorted by name. */
+  /** All indexes (not aliases), sorted by name. */
   listIndexes(): Promise<VectorIndexInfo[]>;
-  /** Removes the index and all its points; resolves false when it did not exist. */
+  /** Removes the index, all its points and every alias pointing at it; resolves false when no index has this name (an alias name is not an index). */
   deleteIndex(name: string): Promise<boolean>;
+  /**
+   * Points `alias` at `index` in one atomic step (creates it, or moves it from its previous index):
+   * a query through the alias sees either the old index or the new one, never neither. `index`
+   * must be an index, not another alias (404 otherwise); `alias` must not be an index name (400).
+   */
+  setAlias(alias: string, index: string): Promise<void>;
+  /** Removes an alias (never the index); resolves false when it did not exist. */
+  deleteAlias(alias: string): Promise<boolean>;
+  /** Every alias, sorted by alias name. */
+  listAliases(): Promise<VectorAlias[]>;
+  // Point operations below accept an alias wherever they take an index name.
   /** Inserts or fully replaces points (vector and payload); the batch is validated before anything is written. */
   upsert(name: string, points: VectorPoint[]): Promise<void>;
   /** Removes points by id; unknown ids are ignored. */

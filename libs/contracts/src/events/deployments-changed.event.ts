@@ -44,6 +44,32 @@ export class DeploymentVariantRef {
   weight!: number;
 }
 
+/** The route a route deployment claims. */
+export class DeploymentRouteRef {
+  @IsString()
+  @IsNotEmpty()
+  method!: string;
+
+  @IsString()
+  @IsNotEmpty()
+  path!: string;
+}
+
+/** Auth modes of a dispatched route: open, any authenticated caller, or callers holding every listed perm. */
+export const DEPLOYMENT_AUTH_MODES = ['public', 'authenticated', 'perms'] as const;
+export type DeploymentAuthMode = (typeof DEPLOYMENT_AUTH_MODES)[number];
+
+/** Who may call a dispatched route (default `authenticated`, so a route is never open by accident). */
+export class DeploymentAuthRef {
+  @IsIn(DEPLOYMENT_AUTH_MODES)
+  mode!: DeploymentAuthMode;
+
+  @IsOptional()
+  @IsArray()
+  @IsString({ each: true })
+  perms?: string[];
+}
+
 /**
  * Payload of `deployments.changed` (our own topic). flow-runtime re-syncs the bindings of the deployment
  * (route dispatcher, event-source subscriptions) on receipt. It carries the routing-relevant state so the
@@ -88,4 +114,16 @@ export class DeploymentsChangedPayload {
   @IsOptional()
   @IsString()
   stickyBy?: string;
+
+  /** Route deployments: the claimed route, path relative to /api/v1. */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => DeploymentRouteRef)
+  route?: DeploymentRouteRef;
+
+  /** Route deployments: who may call the route. */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => DeploymentAuthRef)
+  auth?: DeploymentAuthRef;
 }

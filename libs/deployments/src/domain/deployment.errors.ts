@@ -1,0 +1,24 @@
+import type { RouteSpec } from '@flowplane/contracts';
+import { DomainException } from '@flowplane/platform/http';
+
+/** 400 with `details` naming each offending field. */
+export function invalidDeployment(problems: Array<{ field: string; problem: string }>): DomainException {
+  return new DomainException('INVALID_DEPLOYMENT', 400, `invalid deployment: ${problems.map((p) => `${p.field}: ${p.problem}`).join('; ')}`, {
+    details: problems.map((p) => ({ field: p.field, problems: [p.problem] })),
+  });
+}
+
+/** The spec's 409 body of a route claimed by another deployment (Errors table). */
+export function routeConflict(route: RouteSpec, owner: { id: string; name: string }): DomainException {
+  return new DomainException('ROUTE_CONFLICT', 409, `route ${route.method} ${route.path} belongs to deployment ${owner.id}`, {
+    detail: `route ${route.method} ${route.path} is already owned by deployment "${owner.name}" (${owner.id}); a route belongs to at most one deployment, enabled or disabled`,
+    conflicting_deployment_id: owner.id,
+    conflicting_deployment_name: owner.name,
+    method: route.method,
+    path: route.path,
+  });
+}
+
+export function deploymentNotFound(id: string): DomainException {
+  return new DomainException('DEPLOYMENT_NOT_FOUND', 404, `no deployment ${id}`);
+}

@@ -1,0 +1,103 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { AdminRoute, CurrentPrincipal, type Principal } from '@flowplane/platform/auth';
+import { deriveTags } from '../domain/deployment';
+import { DeploymentsService, type DeploymentRead } from '../deployments.service';
+import { CreateDeploymentDto, DeploymentView, PatchDeploymentDto, SelectionView, SelectVariantDto, VariantFromTemplateDto } from '../dto/deployment.dto';
+
+/** The read view: stored fields, derived tags, contributions. */
+export function deploymentView(r: DeploymentRead): DeploymentView {
+  const d = r.deployment;
+  return {
+    id: d.id,
+    name: d.name,
+    kind: d.kind,
+    disabled: d.disabled,
+    labels: d.labels,
+    tags: deriveTags(d.labels),
+    stickyBy: d.stickyBy,
+    variants: d.variants,
+    route: d.route,
+    auth: d.auth,
+    contributes: r.contributes,
+    contributesError: r.contributesError,
+    revision: d.revision,
+    createdAt: d.createdAt.toISOString(),
+    updatedAt: d.updatedAt.toISOString(),
+  };
+}
+
+/** Deployments (admin; DELETE also needs `admin`). */
+@ApiTags('deployments')
+@ApiBearerAuth()
+@Controller('deployments')
+export class DeploymentsController {
+  constructor(private readonly deployments: DeploymentsService) {}
+
+  @Get()
+  @AdminRoute()
+  @ApiOperation({ summary: 'List deployments with kind, tags, disabled and contributes' })
+  @ApiOkResponse({ type: [DeploymentView] })
+  async list(): Promise<DeploymentView[]> {
+    return (await this.deployments.list()).map(deploymentView);
+  }
+
+  @Get(':id')
+  @AdminRoute()
+  @ApiOperation({ summary: 'One deployment with the same enrichment' })
+  @ApiOkResponse({ type: DeploymentView })
+  @ApiNotFoundResponse()
+  async get(@Param('id') id: string): Promise<DeploymentView> {
+    return deploymentView(await this.deployments.get(id));
+  }
+
+  @Post()
+  @AdminRoute()
+  @ApiOperation({ summary: 'Create; 409 when a variant claims a route another deployment owns' })
+  @ApiCreatedResponse({ type: DeploymentView })
+  @ApiConflictResponse({ description: 'Duplicate id, or the route conflict body {detail, conflicting_deployment_id, conflicting_deployment_name, method, path}' })
+  async create(@Body() dto: CreateDeploymentDto, @CurrentPrincipal() who: Principal): Promise<DeploymentView> {
+    const d = await this.deployments.create(dto, { sub: who.sub });
+    return deploymentView(await this.deployments.get(d.id));
+  }
+
+  @Patch(':id')
+  @AdminRoute()
+  @ApiOperation({ summary: 'Patch any field; variants and labels re-check the route; disabled re-syncs bindings at once' })
+  @ApiOkResponse({ type: DeploymentView })
+  @ApiConflictResponse()
+  async patch(@Param('id') id: string, @Body() dto: PatchDeploymentDto, @CurrentPrincipal() who: Principal): Promise<DeploymentView> {
+    await this.deployments.patch(id, dto, { sub: who.sub });
+    return deploymentView(await this.deployments.get(id));
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @AdminRoute('admin')
+  @ApiOperation({ summary: 'Delete (requires the admin permission); the route claim is released' })
+  @ApiNoContentResponse()
+  async delete(@Param('id') id: string): Promise<void> {
+    await this.deployments.delete(id);
+  }
+
+  @Post(':id/variants/from-template')
+  @HttpCode(201)
+  @AdminRoute()
+  @ApiOperation({ summary: 'Create a flow from a template, publish version one and append it as a variant' })
+  @ApiCreatedResponse({ type: DeploymentView })
+  async fromTemplate(@Param('id') id: string, @Body() dto: VariantFromTemplateDto, @CurrentPrincipal() who: Principal): Promise<DeploymentView> {
+    await this.deployments.variantFromTemplate(id, dto, { sub: who.sub });
+    return deploymentView(await this.deployments.get(id));
+  }
+
+  @Post(':id/select')
+  @HttpCode(200)
+  @AdminRoute()
+  @ApiOperation({ summary: 'The variant a caller with this meta would get (sticky by stickyBy)' })
+  @ApiOkResponse({ type: SelectionView })
+  @ApiServiceUnavailableResponse({ description: 'Every weight is zero: no eligible variant' })
+  async select(@Param('id') id: string, @Body() dto: SelectVariantDto): Promise<SelectionView> {
+    const s = await this.deployments.select(id, dto.meta);
+    return { deploymentId: s.deployment.id, variant: s.variant, sticky: s.sticky };
+  }
+}

@@ -1,0 +1,163 @@
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { stableVariantOf, stickyValueOf, VariantSelector } from '@flowplane/contracts';
+import { compileEventFilter } from '@flowplane/flow/conditions';
+import type { CompiledCondition } from '@flowplane/flow/conditions';
+import { EVENT_BUS, type EventBus, type Subscription } from '@flowplane/platform/bus';
+import { type EventSourceState, eventSourceOf, EventSourcesService } from '../event-sources/event-sources.service';
+import { FlowsService } from '../flows/flows.service';
+import { RunsService } from '../runs/runs.service';
+import type { BoundDeployment } from './deployments.client';
+import { DeploymentTable } from './deployment-table.service';
+import { stableVersionOf } from '../flows/flow.entities';
+
+type BindingState = EventSourceState & { deploymentId: string; filtered: number };
+
+interface Binding {
+  deployment: BoundDeployment;
+  state: BindingState;
+  filter?: CompiledCondition;
+  selector: VariantSelector<BoundDeployment['variants'][number]>;
+  sub?: Subscription;
+  /** What the subscription was made for; a change re-binds. */
+  signature: string;
+}
+
+/**
+ * Subscriber deployments (issue 6 item 9): each enabled one consumes its channel (`x-event`, else
+ * the stable flow's event-source `eventName`) with one group id (`deployment-<id>`, or the flow's
+ * `groupID` when the deployment has exactly one variant), skips events its `x-event-filter` (the
+ * condition language over `payload.<path>`) rejects, picks one variant per event (weighted, sticky
+ * by `stickyBy` on the event payload) and runs it at least once: the offset is committed after the
+ * run, a failed run is retried by the bus and finally parked on `<topic>.dlq`. Disabled or deleted:
+ * unsubscribed. Event-source flows named by such a deployment are consumed only through it.
+ */
+@Injectable()
+export class SubscriberBindings implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly log = new Logger('SubscriberBindings');
+  private readonly bindings = new Map<string, Binding>();
+  private closed = false;
+
+  constructor(
+    @Inject(EVENT_BUS) private readonly bus: EventBus,
+    private readonly table: DeploymentTable,
+    private readonly flows: FlowsService,
+    private readonly runs: RunsService,
+    private readonly sources: EventSourcesService,
+  ) {
+    table.onChange((ids) => this.reconcile(ids));
+    sources.attach({
+      // A disabled deployment still owns its flows: they stay unsubscribed (rule 14).
+      manages: (flowId) => this.table.subscribersOf(flowId).length > 0,
+      states: async (flowId) => this.statesOf(flowId),
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    this.closed = false;
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.bindings.values()].map((b) => b.sub?.stop().catch(() => undefined)));
+    this.bindings.clear();
+  }
+
+  private async statesOf(flowId: string): Promise<BindingState[]> {
+    const mine = [...this.bindings.values()].filter((b) => b.deployment.variants.some((v) => v.flowId === flowId));
+    if (!mine.length) return [];
+    const stats = await this.bus.stats().catch(() => undefined);
+    return mine.map((b) => ({ ...b.state, lag: stats?.consumers.find((c) => c.groupId === b.state.groupId && c.topic === b.state.topic)?.lag }));
+  }
+
+  /** Re-binds the changed deployments, then lets event sources drop or take back the flows involved. */
+  private async reconcile(ids: ReadonlySet<string>): Promise<void> {
+    if (this.closed) return;
+    const flows = new Set<string>();
+    for (const id of ids) {
+      for (const v of this.bindings.get(id)?.deployment.variants ?? []) flows.add(v.flowId);
+      for (const v of this.table.get(id)?.variants ?? []) flows.add(v.flowId);
+      await this.bind(id);
+    }
+    for (const flowId of flows) await this.sources.sync(flowId);
+  }
+
+  private async bind(id: string): Promise<void> {
+    const d = this.table.get(id);
+    const current = this.bindings.get(id);
+    const wanted = d && d.kind === 'subscriber' && !d.disabled && d.variants.some((v) => v.weight > 0) ? await this.target(d) : undefined;
+    const signature = wanted ? JSON.stringify([wanted, d!.labels['x-event-filter'] ?? '', d!.variants, d!.stickyBy]) : '';
+    if (current && current.signature === signature && current.state.state === 'active') {
+      current.deployment = d!;
+      return;
+    }
+    if (current) {
+      await current.sub?.stop().catch(() => undefined);
+      current.state.state = 'stopped';
+      this.bindings.delete(id);
+      this.log.log(`deployment ${id} unsubscribed from ${current.state.topic}`);
+    }
+    if (!d || !wanted) return;
+    const state: BindingState = { deploymentId: id, flowId: d.variants[0].flowId, versionId: wanted.versionId ?? '', topic: wanted.topic, groupId: wanted.groupId, state: 'subscribing', processed: 0, failedRuns: 0, filtered: 0 };
+    const filterSource = d.labels['x-event-filter'];
+    const filter = filterSource ? compileEventFilter(filterSource) : undefined;
+    if (filter?.parseError) {
+      state.state = 'failed';
+      state.lastError = `x-event-filter does not parse: ${filter.parseError}`;
+      this.bindings.set(id, { deployment: d, state, signature, selector: new VariantSelector(d.variants) });
+      return;
+    }
+    const binding: Binding = { deployment: d, state, filter, selector: new VariantSelector(d.variants), signature };
+    this.bindings.set(id, binding);
+    try {
+      binding.sub = await this.bus.subscribe([wanted.topic], { groupId: wanted.groupId, fromBeginning: false }, async (event) => {
+        state.lastEventAt = new Date().toISOString();
+        if (binding.filter && !binding.filter.evaluate({ port: '', output: event.data, input: event.data }).value) {
+          state.filtered++;
+          return;
+        }
+        const dep = binding.deployment;
+        const variant = binding.selector.select(stickyValueOf(isRecord(event.data) ? event.data : undefined, dep.stickyBy));
+        if (!variant) return;
+        const meta = { event: { id: event.id, type: event.type, source: event.source, subject: event.subject }, deploymentId: dep.id, variant: variant.label };
+        const started = await this.runs.start(variant.flowId, { input: event.data, meta, versionId: variant.versionId }, `event:${event.type}`);
+        const result = await started.done;
+        if (result.status === 'failed') {
+          state.failedRuns++;
+          state.lastError = result.error?.message ?? 'run failed';
+          throw new Error(`run ${result.runId} of ${variant.flowId} (deployment ${dep.id}) failed: ${state.lastError}`);
+        }
+        state.processed++;
+      });
+      state.state = 'active';
+      this.log.log(`deployment ${id} subscribed to ${wanted.topic} as ${wanted.groupId}`);
+    } catch (e) {
+      state.state = 'failed';
+      state.lastError = (e as Error).message;
+    }
+  }
+
+  /** Topic and group of a subscriber deployment; undefined when no topic can be found. */
+  private async target(d: BoundDeployment): Promise<{ topic: string; groupId: string; versionId?: string } | undefined> {
+    const stable = stableVariantOf(d.variants)!;
+    let source: { topic: string; groupId: string } | undefined;
+    let versionId: string | undefined;
+    try {
+      const flow = await this.flows.get(stable.flowId);
+      versionId = stable.versionId ?? (flow.published ? stableVersionOf(flow.published) : undefined);
+      if (versionId) source = eventSourceOf(await this.flows.getVersion(stable.flowId, versionId));
+    } catch {
+      source = undefined;
+    }
+    const topic = d.labels['x-event'] || source?.topic;
+    if (!topic) {
+      this.log.warn(`subscriber deployment ${d.id} has no x-event label and its stable flow no event source: not bound`);
+      return undefined;
+    }
+    const groupId = d.variants.length === 1 && source ? source.groupId : `deployment-${d.id}`;
+    return { topic, groupId, versionId };
+  }
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

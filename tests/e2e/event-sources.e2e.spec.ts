@@ -1,7 +1,7 @@
 import { NODE_REGISTRY } from '@flowplane/flow-runtime';
 import type { NodeRegistry } from '@flowplane/flow/engine';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
-import { call, TEST_SECRET, token } from '../support/http';
+import { call, json, testEnv, token, until } from '../support/http';
 
 const eventFlow = (eventName: string, groupID: string, middle?: Record<string, unknown>) => ({
   name: 'Event flow',
@@ -19,21 +19,10 @@ const eventFlow = (eventName: string, groupID: string, middle?: Record<string, u
   meta: { positions: { start: { x: 0, y: 0 }, mid: { x: 1, y: 0 }, end: { x: 2, y: 0 } } },
 });
 
-async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 5000): Promise<T> {
-  const deadline = Date.now() + ms;
-  let v = await fn();
-  while (!ok(v) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 25));
-    v = await fn();
-  }
-  return v;
-}
-
 describe('event-source flows', () => {
   let platform: Standalone;
   let admin: string;
   let api: string;
-  const json = (body: unknown) => ({ headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
   async function publishFlow(id: string, doc: unknown): Promise<void> {
     await call(`${api}/flows`, { method: 'POST', bearer: admin, ...json({ id, name: id }) });
@@ -43,7 +32,7 @@ describe('event-source flows', () => {
   }
 
   beforeAll(async () => {
-    platform = await startStandalone({ env: { ...process.env, PORT: '0', STORE: 'memory', AUTH_JWT_SECRET: TEST_SECRET, LOG_LEVEL: 'silent', BUS_MAX_ATTEMPTS: '2' } });
+    platform = await startStandalone({ env: testEnv({ BUS_MAX_ATTEMPTS: '2' }) });
     admin = await token('alice', ['admin:access']);
     api = `${platform.url}/api/v1`;
   });
@@ -65,6 +54,36 @@ describe('event-source flows', () => {
     const final = (await call(`${api}/flows/on-order/subscriptions`, { bearer: admin })).body[0];
     expect(after.processed).toBe(3);
     expect(final).toMatchObject({ processed: 3, failedRuns: 0, lag: 0 });
+  });
+
+  it('unsubscribes on unpublish and subscribes again on rollback', async () => {
+    await publishFlow('on-refund', eventFlow('refunds.created', 'refunds-flow'));
+    await until(
+      async () => (await call(`${api}/flows/on-refund/subscriptions`, { bearer: admin })).body,
+      (b: Array<{ state: string }>) => b[0]?.state === 'active',
+    );
+    const off = await call(`${api}/flows/on-refund/unpublish`, { method: 'POST', bearer: admin });
+    expect(off.status).toBe(200);
+    expect(off.body).toMatchObject({ reason: 'unpublish', target: null });
+    const gone = await until(
+      async () => (await call(`${api}/flows/on-refund/subscriptions`, { bearer: admin })).body,
+      (b: unknown[]) => b.length === 0,
+    );
+    expect(gone).toEqual([]);
+    await platform.bus.publish('refunds.created', { refundId: 1 });
+    await new Promise((r) => setTimeout(r, 200));
+    // Off the air, nothing ran it.
+    const runsWhileOff = await call(`${api}/flows/on-refund/subscriptions`, { bearer: admin });
+    expect(runsWhileOff.body).toEqual([]);
+    const back = await call(`${api}/flows/on-refund/rollback`, { method: 'POST', bearer: admin, ...json({}) });
+    expect(back.status).toBe(200);
+    // The group resumes from its committed offset: the event published while off the air is not
+    // lost, it runs once the flow is back.
+    const again = await until(
+      async () => (await call(`${api}/flows/on-refund/subscriptions`, { bearer: admin })).body,
+      (b: Array<{ state: string; processed: number }>) => b[0]?.processed === 1,
+    );
+    expect(again[0]).toMatchObject({ topic: 'refunds.created', groupId: 'refunds-flow', state: 'active', processed: 1, failedRuns: 0 });
   });
 
   it('retries a failing run and parks the event on <topic>.dlq with the error', async () => {

@@ -1,6 +1,6 @@
 import { stringify } from 'yaml';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
-import { call, TEST_SECRET, token } from '../support/http';
+import { call, json, testEnv, token } from '../support/http';
 
 const minimal = {
   name: 'Minimal',
@@ -16,10 +16,9 @@ describe('flows, versions, publish and templates through the gateway', () => {
   let platform: Standalone;
   let admin: string;
   let api: string;
-  const json = (body: unknown) => ({ headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
   beforeAll(async () => {
-    platform = await startStandalone({ env: { ...process.env, PORT: '0', STORE: 'memory', AUTH_JWT_SECRET: TEST_SECRET, LOG_LEVEL: 'silent' } });
+    platform = await startStandalone({ env: testEnv() });
     admin = await token('alice', ['admin:access']);
     api = `${platform.url}/api/v1`;
   });
@@ -92,6 +91,44 @@ describe('flows, versions, publish and templates through the gateway', () => {
     await sub.stop();
     expect(events.map((e) => e.reason)).toEqual(['publish', 'publish', 'rollback']);
     expect(events[0]).toMatchObject({ flowId: 'minimal', versionId: 'minimal@v1' });
+  });
+
+  it('unpublishes (runs then need a version, delete is allowed) and rollback restores the last publish', async () => {
+    await call(`${api}/flows`, { method: 'POST', bearer: admin, ...json({ id: 'offair', name: 'Off air' }) });
+    const v = await call(`${api}/flows/offair/versions`, { method: 'POST', bearer: admin, ...json(minimal) });
+    expect((await call(`${api}/flows/offair/unpublish`, { method: 'POST', bearer: admin })).status).toBe(409);
+    await call(`${api}/flows/offair/publish`, { method: 'POST', bearer: admin, ...json({ versionID: v.body.versionId }) });
+    const off = await call(`${api}/flows/offair/unpublish`, { method: 'POST', bearer: admin });
+    expect(off.body).toMatchObject({ seq: 2, reason: 'unpublish', target: null });
+    expect((await call(`${api}/flows/offair`, { bearer: admin })).body.published).toBeUndefined();
+    const run = await call(`${api}/flows/offair/runs`, { method: 'POST', bearer: admin, ...json({ input: {} }) });
+    expect(run.status).toBe(409);
+    const rb = await call(`${api}/flows/offair/rollback`, { method: 'POST', bearer: admin, ...json({}) });
+    expect(rb.body).toMatchObject({ seq: 3, reason: 'rollback', target: { versionId: 'offair@v1' } });
+    await call(`${api}/flows/offair/unpublish`, { method: 'POST', bearer: admin });
+    expect((await call(`${api}/flows/offair`, { method: 'DELETE', bearer: admin })).status).toBe(204);
+  });
+
+  it('lets a module seed its flow, auto-upgrades it to a higher schemaVersion, and never replaces a version someone else made', async () => {
+    const flowRuntime = platform.services.find((s) => s.name === 'flow-runtime')!.url;
+    const i18n = await token('svc:i18n', ['internal']);
+    const seed = async (id: string, schemaVersion: number, bearer = i18n) =>
+      call(`${flowRuntime}/internal/flows/${id}`, { method: 'PUT', bearer, ...json({ name: 'Sweep', document: { ...minimal, name: `rev ${schemaVersion}`, meta: { ...minimal.meta, schemaVersion } } }) });
+
+    expect((await seed('sweep', 1)).body).toEqual({ flowId: 'sweep', action: 'created', versionId: 'sweep@v1' });
+    expect((await call(`${api}/flows/sweep`, { bearer: admin })).body.published).toEqual({ versionId: 'sweep@v1' });
+    expect((await seed('sweep', 1)).body).toMatchObject({ action: 'unchanged', versionId: 'sweep@v1' });
+    expect((await seed('sweep', 2, await token('svc:assistant', ['internal']))).body).toMatchObject({ action: 'unchanged', reason: expect.stringContaining('not by module assistant') });
+    expect((await seed('sweep', 2, admin)).status).toBe(403);
+    expect((await seed('sweep', 2)).body).toEqual({ flowId: 'sweep', action: 'upgraded', versionId: 'sweep@v2' });
+    const history = (await call(`${api}/flows/sweep/publishes`, { bearer: admin })).body;
+    expect(history[0]).toMatchObject({ reason: 'auto_upgrade', target: { versionId: 'sweep@v2' } });
+
+    // An admin edits the flow: from then on the module leaves it alone.
+    const edited = await call(`${api}/flows/sweep/versions`, { method: 'POST', bearer: admin, ...json({ ...minimal, name: 'edited', meta: { ...minimal.meta, schemaVersion: 2 } }) });
+    await call(`${api}/flows/sweep/publish`, { method: 'POST', bearer: admin, ...json({ versionID: edited.body.versionId }) });
+    expect((await seed('sweep', 5)).body).toMatchObject({ action: 'unchanged', reason: expect.stringContaining('created by alice') });
+    expect((await call(`${api}/flows/sweep`, { bearer: admin })).body.published).toEqual({ versionId: edited.body.versionId });
   });
 
   it('refuses to delete a published flow and to publish unknown nodes', async () => {

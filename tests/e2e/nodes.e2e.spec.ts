@@ -1,7 +1,7 @@
 import type { NodeRegistry } from '@flowplane/flow/engine';
 import { NODE_REGISTRY } from '../../libs/flow/runtime/src/nodes/nodes.module';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
-import { call, TEST_SECRET, token } from '../support/http';
+import { call, json, testEnv, token } from '../support/http';
 
 interface ManifestView {
   id: string;
@@ -15,11 +15,10 @@ describe('node listing and built-in nodes through the gateway', () => {
   let platform: Standalone;
   let admin: string;
   let api: string;
-  const json = (body: unknown) => ({ headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const ports = (m: ManifestView | undefined) => ({ kind: m?.kind, inputs: m?.inputs.map((p) => p.port), outputs: m?.outputs.map((p) => p.port) });
 
   beforeAll(async () => {
-    platform = await startStandalone({ env: { ...process.env, PORT: '0', STORE: 'memory', AUTH_JWT_SECRET: TEST_SECRET, LOG_LEVEL: 'silent' } });
+    platform = await startStandalone({ env: testEnv() });
     admin = await token('alice', ['admin:access', 'profiles:*']);
     api = `${platform.url}/api/v1`;
   });

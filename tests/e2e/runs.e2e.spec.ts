@@ -1,5 +1,5 @@
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
-import { call, TEST_SECRET, token } from '../support/http';
+import { call, json, parseSse, testEnv, token } from '../support/http';
 
 const passThrough = {
   name: 'Pass-through',
@@ -11,30 +11,15 @@ const passThrough = {
   meta: { positions: { start: { x: 0, y: 0 }, end: { x: 200, y: 0 } } },
 };
 
-interface SseEvent {
-  id: number;
-  event: string;
-  data: unknown;
-}
 
-function parseSse(text: string): SseEvent[] {
-  return text
-    .split('\n\n')
-    .filter((block) => block.includes('event:'))
-    .map((block) => {
-      const field = (name: string) => block.split('\n').find((l) => l.startsWith(`${name}: `))?.slice(name.length + 2) ?? '';
-      return { id: Number(field('id')), event: field('event'), data: JSON.parse(field('data')) };
-    });
-}
 
 describe('runs through the gateway', () => {
   let platform: Standalone;
   let admin: string;
   let api: string;
-  const json = (body: unknown) => ({ headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
   beforeAll(async () => {
-    platform = await startStandalone({ env: { ...process.env, PORT: '0', STORE: 'memory', AUTH_JWT_SECRET: TEST_SECRET, LOG_LEVEL: 'silent' } });
+    platform = await startStandalone({ env: testEnv() });
     admin = await token('alice', ['admin:access']);
     api = `${platform.url}/api/v1`;
     await call(`${api}/flows`, { method: 'POST', bearer: admin, ...json({ id: 'echo-run', name: 'Echo run' }) });
@@ -91,5 +76,35 @@ describe('runs through the gateway', () => {
   it('requires admin access to start and read runs', async () => {
     expect((await call(`${api}/flows/echo-run/runs`, { method: 'POST', ...json({}) })).status).toBe(401);
     expect((await call(`${api}/flows/echo-run/runs`, { method: 'POST', bearer: await token('bob', []), ...json({}) })).status).toBe(403);
+  });
+
+  it('sends a durable edge across the bus and still completes the run', async () => {
+    const seen: unknown[] = [];
+    const sub = await platform.bus.subscribe(['flows.engine.step'], { groupId: 'test-durable-observer', fromBeginning: false }, async (e) => {
+      seen.push(e.data);
+    });
+    try {
+      const doc = {
+        name: 'Durable hop',
+        nodes: [
+          { id: 'start', name: 'Start', kind: 'start' },
+          { id: 'greet', name: 'Greet', kind: 'action', action_ref: 'svc/template-render', config: { template: 'Hello {{ packet.name }}', target: 'text' } },
+          { id: 'end', name: 'End', kind: 'end' },
+        ],
+        edges: [
+          { id: 'e1', from: 'start', to: 'greet', delivery_mode: 'durable' },
+          { id: 'e2', from: 'greet', to: 'end' },
+        ],
+      };
+      await call(`${api}/flows`, { method: 'POST', bearer: admin, ...json({ id: 'durable-hop', name: 'Durable hop' }) });
+      const v = await call(`${api}/flows/durable-hop/versions`, { method: 'POST', bearer: admin, ...json(doc) });
+      const res = await call(`${api}/flows/durable-hop/runs`, { method: 'POST', bearer: admin, ...json({ input: { name: 'Ada' }, versionId: v.body.versionId }) });
+      expect(res.status).toBe(200);
+      expect(res.body.status).toBe('completed');
+      expect(JSON.stringify(res.body.output)).toContain('Hello Ada');
+      expect(seen).toEqual([expect.objectContaining({ runId: res.body.runId, nodeId: 'greet', edgeId: 'e1' })]);
+    } finally {
+      await sub.stop();
+    }
   });
 });

@@ -3,14 +3,14 @@ import { MemoryEventBus } from '@flowplane/platform/bus';
 import { type RunningService, startService } from '@flowplane/platform/service';
 import { createMemoryStore } from '@flowplane/platform/store';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
-import { call, TEST_SECRET, token } from '../support/http';
+import { call, TEST_SECRET, testEnv, token } from '../support/http';
 
 describe('scheduler routes through the gateway', () => {
   let platform: Standalone;
   let admin: string;
 
   beforeAll(async () => {
-    platform = await startStandalone({ env: { ...process.env, PORT: '0', STORE: 'memory', AUTH_JWT_SECRET: TEST_SECRET, LOG_LEVEL: 'silent' } });
+    platform = await startStandalone({ env: testEnv() });
     admin = await token('alice', ['admin:access']);
   });
   afterAll(() => platform?.close());

@@ -8,11 +8,12 @@ import {
   IsRFC3339,
   IsString,
   Min,
+  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 
 /** What moved a flow's publish pointer. */
-export const FLOW_PUBLISH_REASONS = ['publish', 'rollback', 'reset', 'auto_upgrade'] as const;
+export const FLOW_PUBLISH_REASONS = ['publish', 'rollback', 'reset', 'auto_upgrade', 'unpublish'] as const;
 /** A publish reason. */
 export type FlowPublishReason = (typeof FLOW_PUBLISH_REASONS)[number];
 
@@ -77,10 +78,14 @@ export class FlowsPublishedPayload {
   @IsNotEmpty()
   flowId!: string;
 
-  /** The version the publish pointer now designates (the heaviest variant of a split). */
+  /**
+   * The version the publish pointer now designates (the heaviest variant of a split). Absent only
+   * when `reason` is `unpublish`: the flow has no published version any more.
+   */
+  @ValidateIf((o: FlowsPublishedPayload) => o.reason !== 'unpublish' || o.versionId !== undefined)
   @IsString()
   @IsNotEmpty()
-  versionId!: string;
+  versionId?: string;
 
   @IsOptional()
   @IsString()

@@ -21,8 +21,8 @@ export interface FieldNode {
   readonly type: 'field';
   /** Which packet: `output` (also spelt `packet`) or `input`. */
   readonly root: 'output' | 'input';
-  /** How the root was written (`output`, `packet` or `input`), kept for printing. */
-  readonly spelling: 'output' | 'packet' | 'input';
+  /** How the root was written (`output`, `packet`, `input`, or `payload` in event filters), kept for printing. */
+  readonly spelling: 'output' | 'packet' | 'input' | 'payload';
   /** Dotted segments after the root; empty for bare `packet` / `input` (the whole packet). */
   readonly path: readonly string[];
 }

@@ -1,3 +1,4 @@
+import { compileCondition as compileEdgeCondition, compileEventFilter } from './index';
 import { ConditionCache, compileCondition, compileConditionCached } from './index';
 
 describe('compiled condition cache', () => {
@@ -36,5 +37,24 @@ describe('compiled condition cache', () => {
     const ctx = { port: 'ok', output: { score: 0.7 }, input: {} };
     const source = 'port == "ok" && output.score >= 0.5';
     expect(compileConditionCached(source).evaluate(ctx)).toEqual(compileCondition(source).evaluate(ctx));
+  });
+});
+
+describe('event filters', () => {
+  const on = (payload: unknown) => ({ port: '', output: payload, input: payload });
+
+  it('read payload.<path> from the event payload', () => {
+    const f = compileEventFilter('payload.kind == "refund" && payload.total > 10');
+    expect(f.parseError).toBeUndefined();
+    expect(f.evaluate(on({ kind: 'refund', total: '12.5' })).value).toBe(true);
+    expect(f.evaluate(on({ kind: 'refund', total: 3 })).value).toBe(false);
+    expect(f.evaluate(on({ kind: 'order' })).value).toBe(false);
+    expect(f.evaluate(on(null)).value).toBe(false);
+  });
+
+  it('are not a thing in edge conditions, where payload is an unknown variable', () => {
+    const c = compileEdgeCondition('payload.kind == "refund"');
+    expect(c.parseError).toMatch(/payload/);
+    expect(c.evaluate(on({ kind: 'refund' }))).toEqual({ value: false, error: expect.stringMatching(/payload/) });
   });
 });

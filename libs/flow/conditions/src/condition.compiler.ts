@@ -1,5 +1,5 @@
 import type { BinaryNode, ConditionNode, FieldNode } from './condition.ast';
-import { parseCondition } from './condition.parser';
+import { type ConditionParseOptions, parseCondition } from './condition.parser';
 import type { CompiledCondition, ConditionContext, ConditionResult } from './condition.port';
 import { looseEquals, normalize, order, parseNumeric, readField, segmentIndex } from './condition.semantics';
 
@@ -235,13 +235,13 @@ const ALWAYS: Test = () => true;
  * parentheses) is a default edge; a source that does not parse yields a condition whose `parseError`
  * is set and whose evaluation is always `{value: false, error}`. Never throws; `evaluate` never throws.
  */
-export function compileCondition(source: string | undefined | null): CompiledCondition {
+export function compileCondition(source: string | undefined | null, options: ConditionParseOptions = {}): CompiledCondition {
   // Documents arrive from YAML, where `condition: true` is a boolean: accept it rather than fail.
   const raw: unknown = source;
   if (raw === undefined || raw === null || raw === true) return new Compiled(raw === true ? 'true' : '', true, ALWAYS);
   if (typeof raw !== 'string') return new Compiled(errorText(raw), false, undefined, `condition syntax error at column 1: condition must be a string, got ${typeof raw}`);
   if (raw.trim() === '') return new Compiled(raw, true, ALWAYS);
-  const parsed = parseCondition(raw);
+  const parsed = parseCondition(raw, options);
   if (!parsed.ok) return new Compiled(raw, false, undefined, parsed.error.message);
   const ast = parsed.ast;
   return new Compiled(raw, ast.type === 'literal' && ast.value === true, compileTest(ast));

@@ -209,7 +209,10 @@ class Parser {
   private pos = 0;
   private depth = 0;
 
-  constructor(private readonly tokens: Token[]) {}
+  constructor(
+    private readonly tokens: Token[],
+    private readonly options: ConditionParseOptions = {},
+  ) {}
 
   parse(): ConditionNode {
     const node = this.parseOr();
@@ -343,6 +346,9 @@ class Parser {
         return { type: 'field', root: 'output', spelling: 'packet', path: rest };
       case 'input':
         return { type: 'field', root: 'input', spelling: 'input', path: rest };
+      case 'payload':
+        if (this.options.payload) return { type: 'field', root: 'output', spelling: 'payload', path: rest };
+        return fail(t.start, `unknown variable 'payload'; payload.<path> is for event filters; in an edge condition use packet.<path>`);
       default: {
         const hint = KEYWORD_HINTS[head] ? `; ${KEYWORD_HINTS[head]}` : /^(True|False|TRUE|FALSE|Null|NULL|None|undefined)$/.test(head) ? '; literals are lower case: true, false, null' : '';
         return fail(t.start, `unknown variable '${head}'${hint}; a value is one of port, output, output.<path>, packet.<path>, input.<path>, a quoted string, a number, true, false or null`);
@@ -352,13 +358,22 @@ class Parser {
 }
 
 /** Parses a condition to its tree; never throws (a malformed source yields `{ok: false, error}`). */
-export function parseCondition(source: string): ConditionParseResult {
+/** Variants of the language. */
+export interface ConditionParseOptions {
+  /**
+   * Event filters (`x-event-filter` of subscriber deployments): `payload.<path>` reads the event
+   * payload (evaluated as the `output` packet).
+   */
+  payload?: boolean;
+}
+
+export function parseCondition(source: string, options: ConditionParseOptions = {}): ConditionParseResult {
   try {
     if (typeof source !== 'string') return failure(0, `condition must be a string, got ${typeof source}`);
     if (source.length > MAX_CONDITION_LENGTH) return failure(MAX_CONDITION_LENGTH, `condition is longer than ${MAX_CONDITION_LENGTH} characters`);
     const tokens = tokenize(source);
     if (tokens.length === 1) return failure(0, `empty condition: expected ${VALUE_EXPECTED}`);
-    return { ok: true, ast: new Parser(tokens).parse() };
+    return { ok: true, ast: new Parser(tokens, options).parse() };
   } catch (e) {
     if (e instanceof SyntaxFailure) return failure(e.offset, e.detail);
     return failure(0, 'condition could not be parsed');

@@ -31,7 +31,7 @@ export interface BusDurableTransportOptions {
   instanceId: string;
   /** Default `flows.engine.step`. */
   stepTopic?: string;
-  /** Default `flows.engine.step-result`. */
+  /** Default `flows.engine.step_result`. */
   resultTopic?: string;
   /** Consumer group shared by every replica running durable steps; default `flow-engine-steps`. */
   groupId?: string;
@@ -44,9 +44,9 @@ export interface BusDurableTransportOptions {
 }
 
 /** Default topic of durable steps. */
-export const DURABLE_STEP_TOPIC = 'flows.engine.step';
+export const DURABLE_STEP_TOPIC = 'flows.engine.step'; // Topics.FlowsEngineStep
 /** Default topic of durable step results. */
-export const DURABLE_RESULT_TOPIC = 'flows.engine.step-result';
+export const DURABLE_RESULT_TOPIC = 'flows.engine.step_result'; // Topics.FlowsEngineStepResult
 /** Default consumer group of durable steps. */
 export const DURABLE_STEP_GROUP = 'flow-engine-steps';
 

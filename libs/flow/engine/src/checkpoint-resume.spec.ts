@@ -16,9 +16,11 @@ const never = () => new Promise<never>(() => undefined);
  */
 function processOver(store: MemoryCheckpointStore, document: FlowDocument, hang: string[] = []) {
   const calls: string[] = [];
+  const keys: Array<[string, string]> = [];
   const registry = new NodeRegistry();
   const handler: NodeHandler = (ctx) => {
     calls.push(ctx.nodeId);
+    keys.push([ctx.nodeId, ctx.stepKey]);
     if (hang.includes(ctx.nodeId)) return never();
     const input = ctx.input as { trail: string[] };
     return { port: 'out', packet: { trail: [...input.trail, ctx.nodeId] } };
@@ -27,7 +29,7 @@ function processOver(store: MemoryCheckpointStore, document: FlowDocument, hang:
   const flow = compileFlow(document, registry, { versionId: 'v1' });
   const events: RunEvent[] = [];
   const engine = new FlowEngine({ checkpoints: store, onEvent: (e) => events.push(e), nodeTimeoutMs: 0, loadVersion: (id) => (id === 'v1' ? flow : undefined) });
-  return { engine, flow, calls, events };
+  return { engine, flow, calls, keys, events };
 }
 
 const linear: FlowDocument = {
@@ -99,6 +101,62 @@ describe('checkpoint delivery and resume', () => {
     const seqs = second.events.map((e) => e.seq);
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
     expect(await store.pending()).toEqual([]);
+  });
+
+  it('gives a step run again after a crash the step key it had, and every other step its own', async () => {
+    const document: FlowDocument = {
+      nodes: [
+        { id: 'start', kind: 'start' },
+        { id: 'charge', kind: 'action', action_ref: 't/step' },
+        { id: 'notify', kind: 'action', action_ref: 't/step' },
+        { id: 'audit', kind: 'action', action_ref: 't/step' },
+        { id: 'end', kind: 'end' },
+      ],
+      edges: [
+        { id: 'e1', from: 'start', to: 'charge', delivery_mode: 'checkpoint' },
+        { id: 'e2', from: 'charge', to: 'notify', delivery_mode: 'checkpoint' },
+        { id: 'e3', from: 'notify', to: 'audit' },
+        { id: 'e4', from: 'audit', to: 'end' },
+      ],
+    };
+    const store = new MemoryCheckpointStore();
+    const first = processOver(store, document, ['audit']);
+    const { runId } = first.engine.start(first.flow, { trail: [] });
+    await waitFor(() => first.calls.includes('audit'));
+    const second = processOver(store, document);
+    const [handle] = await second.engine.resumeAll();
+    expect((await handle.done).status).toBe('completed');
+    // notify and audit ran in both processes (after the last checkpoint), with the same keys.
+    expect(second.keys).toEqual(first.keys.filter(([id]) => id !== 'charge'));
+    const all = new Set(first.keys.map(([, key]) => key));
+    expect(all.size).toBe(3);
+    for (const key of all) expect(key.startsWith(`${runId}:`)).toBe(true);
+    // Another run of the same version gets other keys.
+    const other = processOver(new MemoryCheckpointStore(), document);
+    await other.engine.start(other.flow, { trail: [] }).done;
+    for (const [, key] of other.keys) expect(all.has(key)).toBe(false);
+  });
+
+  it('gives each arrival at a node its own step key (a join reached by two branches)', async () => {
+    const document: FlowDocument = {
+      nodes: [
+        { id: 'start', kind: 'start' },
+        { id: 'a', kind: 'action', action_ref: 't/step' },
+        { id: 'b', kind: 'action', action_ref: 't/step' },
+        { id: 'join', kind: 'action', action_ref: 't/step' },
+      ],
+      edges: [
+        { id: 'e1', from: 'start', to: 'a' },
+        { id: 'e2', from: 'start', to: 'b' },
+        { id: 'e3', from: 'a', to: 'join' },
+        { id: 'e4', from: 'b', to: 'join' },
+      ],
+    };
+    const p = processOver(new MemoryCheckpointStore(), document);
+    await p.engine.start(p.flow, { trail: [] }).done;
+    const joins = p.keys.filter(([id]) => id === 'join').map(([, key]) => key);
+    expect(joins).toHaveLength(2);
+    expect(new Set(joins).size).toBe(2);
   });
 
   it('continues sequence numbers after the caller-supplied nextSeq', async () => {

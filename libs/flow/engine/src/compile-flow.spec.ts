@@ -1,5 +1,5 @@
 import type { FlowDocument } from '@flowplane/flow/ir';
-import { compileFlow, hashDocument } from './compile-flow';
+import { boundToReplacedNode, compileFlow, hashDocument } from './compile-flow';
 import { FlowEngine } from './flow-engine';
 import type { NodeManifest } from './node-manifest';
 import { DuplicateNodeError, NodeRegistry } from './node-registry';
@@ -19,6 +19,31 @@ describe('NodeRegistry', () => {
     expect(r.unregister('svc/a')).toBe(true);
     expect(r.get('svc/a')).toBeUndefined();
     expect(() => r.register({ manifest: manifest(''), handler: h })).toThrow(TypeError);
+  });
+
+  it('tells listeners about every change, and a compiled flow whether a node it uses was replaced', () => {
+    const r = new NodeRegistry().define(manifest('svc/a'), () => undefined).define(manifest('svc/b'), () => undefined);
+    const flow = compileFlow(
+      { nodes: [{ id: 's', kind: 'start' }, { id: 'a', kind: 'action', action_ref: 'svc/a' }], edges: [{ id: 'e', from: 's', to: 'a' }] },
+      r,
+      { versionId: 'f@v1' },
+    );
+    const changes: string[] = [];
+    const stop = r.onChange((id) => changes.push(id));
+    expect(boundToReplacedNode(flow, r)).toBe(false);
+    // Another node changing leaves the flow current.
+    r.register({ manifest: manifest('svc/b'), handler: () => undefined }, { replace: true });
+    expect(boundToReplacedNode(flow, r)).toBe(false);
+    // Its own node registered again (a new manifest object): compile again.
+    r.register({ manifest: manifest('svc/a'), handler: () => undefined }, { replace: true });
+    expect(boundToReplacedNode(flow, r)).toBe(true);
+    // Removed: not "replaced" (the step fails on the missing node instead).
+    r.unregister('svc/a');
+    expect(boundToReplacedNode(flow, r)).toBe(false);
+    expect(r.unregister('svc/a')).toBe(false);
+    stop();
+    r.define(manifest('svc/c'), () => undefined);
+    expect(changes).toEqual(['svc/b', 'svc/a', 'svc/a']);
   });
 });
 

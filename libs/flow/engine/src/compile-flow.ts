@@ -176,6 +176,20 @@ class NodeImpl implements CompiledNode {
  * edges, duplicate node ids, unknown action refs and unparseable conditions become warnings (the
  * IR validator is where a document is refused); the run reports them again where they matter.
  */
+/**
+ * True when a node of `flow` was compiled against a definition that `registry` has since replaced
+ * (a remote node registered again, with perhaps other ports or settings): compile it again. A node
+ * that was removed does not count; its steps fail on the missing registration.
+ */
+export function boundToReplacedNode(flow: CompiledFlow, registry: NodeRegistry): boolean {
+  for (const node of flow.nodes.values()) {
+    if (node.definition === undefined || node.actionRef === undefined) continue;
+    const current = registry.get(node.actionRef);
+    if (current !== undefined && current.manifest !== node.definition.manifest) return true;
+  }
+  return false;
+}
+
 export function compileFlow(document: FlowDocument, registry: NodeRegistry, options: CompileFlowOptions = {}): CompiledFlow {
   const compile = options.compileCondition ?? compileConditionCached;
   const kindModule = options.profileKindModule ?? declaredKindModule;

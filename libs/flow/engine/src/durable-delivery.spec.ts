@@ -87,9 +87,11 @@ describe('durable delivery over the bus', () => {
 
   it('redelivers a step whose consumer crashed to the other consumer', async () => {
     const calls: string[] = [];
+    const keys: string[] = [];
     let hungOn: string | undefined;
     const handlerFor = (name: string): NodeHandler => (ctx) => {
       calls.push(name);
+      keys.push(ctx.stepKey);
       if (hungOn === undefined) {
         hungOn = name;
         return new Promise(() => undefined); // the process dies in here
@@ -111,6 +113,10 @@ describe('durable delivery over the bus', () => {
     const result = await done;
     expect(result).toMatchObject({ status: 'completed', output: { by: survivor.name, input: { q: 1 } } });
     expect(calls).toEqual([crashed.name, survivor.name]);
+    // The redelivered step is the same step: the same idempotency key on both consumers.
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).toBe(keys[0]);
+    expect(keys[0]).toBe(`${result.runId}:run:work:1`);
     await Promise.all([origin.engine.close(), survivor.engine.close()]);
   });
 

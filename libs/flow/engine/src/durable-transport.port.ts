@@ -26,6 +26,8 @@ export interface DurableStepMessage {
   upstreamTokens?: string[];
   /** The run's step number of this step (for `node.started`). */
   step: number;
+  /** The step's `NodeContext.stepKey` (absent from older senders: the consumer then uses `stepId`). */
+  stepKey?: string;
 }
 
 /** An event produced by a remote step, before the origin gives it a sequence number. */

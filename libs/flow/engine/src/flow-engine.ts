@@ -122,6 +122,8 @@ type StepOutcome = DurableStepOutcome | { kind: 'aborted' };
 class Tracker {
   pending = 0;
   counts?: Map<string, number>;
+  /** How many times this checkpoint's branches reached each node (for step keys). */
+  visits?: Map<string, number>;
   constructor(readonly id: string) {}
 }
 
@@ -132,6 +134,8 @@ interface Work {
   ephemeral: boolean;
   tracker?: Tracker;
   tokens?: readonly string[];
+  /** `NodeContext.stepKey`; set when the step is counted (see `stepKeyOf`). */
+  key?: string;
 }
 
 const NO_META: RunMeta = Object.freeze({});
@@ -148,6 +152,8 @@ class RunState implements StepHost {
   detached = 0;
   checkpointed = false;
   skip?: Set<string>;
+  /** Arrivals per node outside any checkpoint tracker (for step keys). */
+  visits?: Map<string, number>;
   remote?: Set<string>;
   readonly inflight = new Set<StepState>();
   result?: RunResult;
@@ -262,6 +268,18 @@ function toOutputs(v: unknown): NodeOutput[] {
   return [asOutput(v)];
 }
 
+/**
+ * The n-th arrival at `nodeId` of the branches that left checkpoint `trackerId` (`root`: the start
+ * nodes; `run`: a run without checkpoints, or an ephemeral branch). A resumed run re-executes a
+ * checkpoint's branches from a fresh count, so a step run again gets the key it had.
+ */
+function stepKeyOf(run: RunState, tracker: Tracker | undefined, nodeId: string): string {
+  const visits = tracker ? (tracker.visits ??= new Map<string, number>()) : (run.visits ??= new Map<string, number>());
+  const n = (visits.get(nodeId) ?? 0) + 1;
+  visits.set(nodeId, n);
+  return `${run.runId}:${tracker ? tracker.id : 'run'}:${nodeId}:${n}`;
+}
+
 function checkpointId(parentId: string, edgeId: string, n: number): string {
   return createHash('sha1').update(`${parentId}\u0000${edgeId}\u0000${n}`).digest('hex').slice(0, 20);
 }
@@ -296,6 +314,14 @@ export class FlowEngine {
   /** Status of a run in progress here; undefined once it finished (or when it runs elsewhere). */
   runStatus(runId: string): RunStatus | undefined {
     return this.runs.get(runId)?.status;
+  }
+
+  /**
+   * Forgets a version (its next durable step or resume loads it again through `loadVersion`).
+   * Runs already going keep the compiled version they started with.
+   */
+  forgetVersion(versionId: string): void {
+    this.versions.delete(versionId);
   }
 
   /** Makes a version known for durable steps and resumes (versions passed to `start` are added automatically). */
@@ -504,6 +530,7 @@ export class FlowEngine {
         this.maxStepsExceeded(run, work);
         return;
       }
+      work.key ??= stepKeyOf(run, work.tracker, work.node.id);
       const outcome = await this.runNode(run, work, step);
       await this.apply(run, work, outcome);
     } catch (error) {
@@ -699,6 +726,7 @@ export class FlowEngine {
       run.active++;
     }
     const stepId = randomUUID();
+    child.key = stepKeyOf(run, child.tracker, child.node.id);
     this.durableWaits.set(stepId, { run, work: child });
     (run.remote ??= new Set()).add(stepId);
     try {
@@ -713,6 +741,7 @@ export class FlowEngine {
         meta: run.meta,
         upstreamTokens: child.tokens ? [...child.tokens] : undefined,
         step,
+        stepKey: child.key,
       });
     } catch (error) {
       if (!this.durableWaits.delete(stepId)) return;
@@ -758,7 +787,7 @@ export class FlowEngine {
     } else {
       this.remoteHosts.add(host);
       try {
-        outcome = await this.runNode(host, { node, packet: message.packet, ephemeral: false, tokens: message.upstreamTokens }, message.step);
+        outcome = await this.runNode(host, { node, packet: message.packet, ephemeral: false, tokens: message.upstreamTokens, key: message.stepKey ?? message.stepId }, message.step);
       } finally {
         this.remoteHosts.delete(host);
       }
@@ -806,7 +835,7 @@ export class FlowEngine {
     try {
       const timeoutMs = node.timeoutMs ?? this.nodeTimeoutMs;
       const config = node.selectors.length > 0 ? await this.profileConfig(host, node, step, timeoutMs) : node.staticConfig;
-      const ctx = new StepContext(work.packet, config, node.info, work.tokens, host, step);
+      const ctx = new StepContext(work.packet, config, node.info, work.tokens, host, step, work.key ?? `${host.runId}:run:${nodeId}`);
       const outputs = await this.invoke(definition.handler, ctx, step, timeoutMs, nodeId);
       const durationMs = performance.now() - started;
       if (node.kind === 'end') {

@@ -100,6 +100,14 @@ export interface NodeContext<TConfig extends Record<string, unknown> = Record<st
   readonly config: Readonly<TConfig>;
   readonly runId: string;
   readonly nodeId: string;
+  /**
+   * Idempotency key of this step: the same when a resumed run executes the step again (after a
+   * crash, from its last checkpoint) or a durable step is redelivered, different for every other
+   * step. Built from the run, the checkpoint the branch left from, the node and how many times that
+   * branch had reached the node. Pass it on with side effects (an envelope id, an Idempotency-Key
+   * header) so a retried step does not act twice.
+   */
+  readonly stepKey: string;
   readonly node: NodeInfo;
   readonly meta: RunMeta;
   /** Aborted on run cancellation, on this step's timeout, when another branch ended the run, and on engine close. */

@@ -17,6 +17,7 @@ export class DuplicateNodeError extends Error {
  */
 export class NodeRegistry {
   private readonly nodes = new Map<string, NodeDefinition>();
+  private readonly listeners = new Set<(id: string) => void>();
 
   constructor(definitions: Iterable<NodeDefinition> = []) {
     for (const d of definitions) this.register(d);
@@ -31,7 +32,21 @@ export class NodeRegistry {
     if (typeof handler !== 'function') throw new TypeError(`node ${manifest.id}: handler must be a function`);
     if (this.nodes.has(manifest.id) && !options.replace) throw new DuplicateNodeError(manifest.id);
     this.nodes.set(manifest.id, { manifest, handler });
+    this.changed(manifest.id);
     return this;
+  }
+
+  /**
+   * Calls `listener` with the id after every register and unregister (a compiled flow may now hold
+   * a stale manifest: see `boundToReplacedNode`). Returns the function that removes it.
+   */
+  onChange(listener: (id: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  private changed(id: string): void {
+    for (const listener of this.listeners) listener(id);
   }
 
   /** Shorthand for `register({manifest, handler})`. */
@@ -40,7 +55,9 @@ export class NodeRegistry {
   }
 
   unregister(id: string): boolean {
-    return this.nodes.delete(id);
+    const removed = this.nodes.delete(id);
+    if (removed) this.changed(id);
+    return removed;
   }
 
   get(id: string): NodeDefinition | undefined {

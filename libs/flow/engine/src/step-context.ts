@@ -78,6 +78,7 @@ export class StepContext implements NodeContext {
     readonly upstreamTokens: readonly string[] | undefined,
     private readonly host: StepHost,
     private readonly step: StepState,
+    readonly stepKey: string,
   ) {}
 
   get runId(): string {

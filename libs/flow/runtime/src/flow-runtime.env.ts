@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
-import { IsInt, Max, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { DURATION_SETTING } from '@flowplane/llm';
 
 /** flow-runtime settings. */
 export class FlowRuntimeEnv {
@@ -18,4 +19,51 @@ export class FlowRuntimeEnv {
   /** Most nodes a flow document may have (400 beyond it). */
   @Type(() => Number) @IsInt() @Min(1)
   FLOW_MAX_NODES = 500;
+
+  /**
+   * Identifies this replica's flow engine: owner of its checkpointed runs and name of its durable
+   * result group. Keep it stable across restarts (a StatefulSet pod name, or the default
+   * `<hostname>:<port>`) so a restarted replica resumes its own interrupted runs at once; a replica
+   * with a new id adopts them once their lease (FLOW_CHECKPOINT_LEASE_MS) expires.
+   */
+  @IsOptional() @IsString() @Matches(/^[A-Za-z0-9_.:-]{1,100}$/)
+  FLOW_ENGINE_INSTANCE_ID?: string;
+
+  /** Lease of a checkpointed run's owner; another replica adopts the run this long after the owner stopped renewing. */
+  @Type(() => Number) @IsInt() @Min(1000) @Max(3_600_000)
+  FLOW_CHECKPOINT_LEASE_MS = 30_000;
+
+  /** Default per-node timeout in ms when a node's manifest sets none (0 disables). */
+  @Type(() => Number) @IsInt() @Min(0)
+  FLOW_NODE_TIMEOUT_MS = 30_000;
+
+  /** Steps a run may execute before it fails with MAX_STEPS (the cycle guard). */
+  @Type(() => Number) @IsInt() @Min(1)
+  FLOW_MAX_STEPS = 1000;
+
+  /** A dispatched route whose run takes longer answers 504 (the run is cancelled). */
+  @Type(() => Number) @IsInt() @Min(100) @Max(600_000)
+  ROUTE_TIMEOUT_MS = 30_000;
+
+  /**
+   * Bound of every model call, retries included: milliseconds or a duration (`3m`, `90s`); 0
+   * disables it. Default 3 minutes; TRANSLATE_CALL_TIMEOUT feeds the same setting when this is unset.
+   */
+  @IsOptional() @Matches(DURATION_SETTING, { message: 'AI_CALL_TIMEOUT must be milliseconds or a duration such as 3m or 90s' })
+  AI_CALL_TIMEOUT?: string;
+
+  /**
+   * Private, loopback or link-local hosts model calls may reach (refused otherwise): host names,
+   * addresses or CIDR ranges, comma-separated (`localhost,10.0.0.0/8` for a local Ollama); `*` allows all.
+   */
+  @IsOptional() @IsString()
+  LLM_ALLOWED_PRIVATE_HOSTS?: string;
+
+  /** Retries of a model call after a 429, a 5xx or a network error (with backoff). */
+  @Type(() => Number) @IsInt() @Min(0) @Max(10)
+  LLM_MAX_RETRIES = 2;
+
+  /** How long rows of the LLM usage ledger (`llm_usage`) are kept. */
+  @Type(() => Number) @IsInt() @Min(1)
+  LLM_USAGE_RETENTION_DAYS = 30;
 }

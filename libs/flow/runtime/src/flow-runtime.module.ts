@@ -1,7 +1,11 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { ProfileResolverModule } from '@flowplane/platform/service';
 import type { SchedulerOptions } from './scheduler/scheduler.tokens';
+import { BindingsModule } from './bindings/bindings.module';
+import { CompileModule } from './compile/compile.module';
 import { EventSourcesModule } from './event-sources/event-sources.module';
 import { FlowsModule } from './flows/flows.module';
+import { LlmModule } from './llm/llm.module';
 import { NodesModule } from './nodes/nodes.module';
 import { RunsModule } from './runs/runs.module';
 import { SchedulerModule } from './scheduler/scheduler.module';
@@ -15,6 +19,6 @@ import { TemplatesModule } from './templates/templates.module';
 export class FlowRuntimeModule {
   // Fixed sub-resources (schedules, templates) register before /flows/:id so they are matched first.
   static forRoot(options: { scheduler?: Partial<SchedulerOptions> } = {}): DynamicModule {
-    return { module: FlowRuntimeModule, imports: [NodesModule, SchedulerModule.forRoot(options.scheduler), TemplatesModule, FlowsModule, RunsModule, EventSourcesModule] };
+    return { module: FlowRuntimeModule, imports: [ProfileResolverModule.forRoot(), NodesModule, SchedulerModule.forRoot(options.scheduler), TemplatesModule, CompileModule, FlowsModule, RunsModule, EventSourcesModule, LlmModule, BindingsModule] };
   }
 }

@@ -14,6 +14,8 @@ export class SubscriptionView {
   @ApiPropertyOptional() lastError?: string;
   @ApiPropertyOptional({ format: 'date-time' }) lastEventAt?: string;
   @ApiPropertyOptional({ description: 'Events published but not yet processed by the group.' }) lag?: number;
+  @ApiPropertyOptional({ description: 'Set when a subscriber deployment consumes for this flow.' }) deploymentId?: string;
+  @ApiPropertyOptional({ description: 'Events the deployment filter (x-event-filter) skipped.' }) filtered?: number;
 }
 
 @ApiTags('flows')

@@ -2,7 +2,7 @@ import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnAppl
 import { hostname } from 'node:os';
 import { type FlowsPublishedPayload, Topics } from '@flowplane/contracts';
 import { EVENT_BUS, type EventBus, type Subscription } from '@flowplane/platform/bus';
-import type { FlowVersion } from '../flows/flow.entities';
+import { type FlowVersion, stableVersionOf } from '../flows/flow.entities';
 import { FlowsService } from '../flows/flows.service';
 import { RunsService } from '../runs/runs.service';
 
@@ -21,6 +21,17 @@ export interface EventSourceState {
   lastError?: string;
   lastEventAt?: string;
   lag?: number;
+}
+
+/**
+ * Subscriber deployments take over event-source flows they name (issue 6 item 9): the bindings
+ * module attaches this so a flow is consumed once, through its deployment.
+ */
+export interface ManagedBindings {
+  /** Whether a subscriber deployment (enabled or not) owns this flow's consumption. */
+  manages(flowId: string): boolean;
+  /** The deployment bindings of a flow, for GET /flows/{id}/subscriptions. */
+  states(flowId: string): Promise<Array<EventSourceState & { deploymentId: string }>>;
 }
 
 interface Active {
@@ -49,6 +60,7 @@ export class EventSourcesService implements OnApplicationBootstrap, BeforeApplic
   private readonly active = new Map<string, Active>();
   private publishes?: Subscription;
   private syncing = Promise.resolve();
+  private managed?: ManagedBindings;
 
   constructor(
     @Inject(EVENT_BUS) private readonly bus: EventBus,
@@ -59,7 +71,9 @@ export class EventSourcesService implements OnApplicationBootstrap, BeforeApplic
   async onApplicationBootstrap(): Promise<void> {
     // Fan-out: every replica hears every publish (its own group), then binds or re-binds.
     this.publishes = await this.bus.subscribe([Topics.FlowsPublished], { groupId: `flow-runtime-sources-${hostname()}-${process.pid}`, fromBeginning: false }, async (event) => {
-      await this.sync((event.data as FlowsPublishedPayload).flowId);
+      const flowId = (event.data as FlowsPublishedPayload).flowId;
+      this.flows.forget(flowId);
+      await this.sync(flowId);
     });
     for (const flow of await this.flows.list()) if (flow.published) await this.sync(flow.id);
   }
@@ -70,14 +84,23 @@ export class EventSourcesService implements OnApplicationBootstrap, BeforeApplic
     this.active.clear();
   }
 
-  /** Subscriptions of a flow with their consumer lag. */
-  async states(flowId: string): Promise<EventSourceState[]> {
+  /** Hands flows consumed by subscriber deployments over to those bindings. */
+  attach(managed: ManagedBindings): void {
+    this.managed = managed;
+  }
+
+  /** Subscriptions of a flow with their consumer lag: its own, and those of deployments running it. */
+  async states(flowId: string): Promise<Array<EventSourceState & { deploymentId?: string }>> {
     await this.flows.get(flowId);
+    const out: Array<EventSourceState & { deploymentId?: string }> = [];
     const a = this.active.get(flowId);
-    if (!a) return [];
-    const stats = await this.bus.stats().catch(() => undefined);
-    const lag = stats?.consumers.find((c) => c.groupId === a.state.groupId && c.topic === a.state.topic)?.lag;
-    return [{ ...a.state, lag }];
+    if (a) {
+      const stats = await this.bus.stats().catch(() => undefined);
+      const lag = stats?.consumers.find((c) => c.groupId === a.state.groupId && c.topic === a.state.topic)?.lag;
+      out.push({ ...a.state, lag });
+    }
+    if (this.managed) out.push(...(await this.managed.states(flowId)));
+    return out;
   }
 
   /** Brings a flow's binding in line with its publish pointer. Serialised: publishes apply in order. */
@@ -90,9 +113,9 @@ export class EventSourcesService implements OnApplicationBootstrap, BeforeApplic
     const flow = await this.flows.get(flowId).catch(() => undefined);
     const current = this.active.get(flowId);
     let wanted: { version: FlowVersion; topic: string; groupId: string } | undefined;
-    if (flow?.published) {
+    if (flow?.published && !this.managed?.manages(flowId)) {
       const target = flow.published;
-      const versionId = 'versionId' in target ? target.versionId : target.variants.reduce((a, b) => (b.weight > a.weight ? b : a)).versionId;
+      const versionId = stableVersionOf(target);
       const version = await this.flows.getVersion(flowId, versionId);
       const source = eventSourceOf(version);
       if (source) wanted = { version, ...source };

@@ -1,7 +1,7 @@
 import type { FlowDocument, ValidationIssue } from '@flowplane/flow/ir';
 
 /** Flow ids share the /flows/ path with fixed sub-resources; these never name a flow. */
-export const RESERVED_FLOW_IDS = new Set(['schedules', 'templates', 'nodes', 'subscriptions']);
+export const RESERVED_FLOW_IDS = new Set(['schedules', 'templates', 'nodes', 'subscriptions', 'compile', 'validate', 'tools']);
 export const FLOW_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
 
 export interface Flow {
@@ -10,6 +10,8 @@ export interface Flow {
   description?: string;
   createdAt: Date;
   createdBy: string;
+  /** The template the flow was activated from (`<module>/<slug>`). */
+  templateId?: string;
   /** Current publish pointer (absent while unpublished). */
   published?: PublishTarget;
   publishedAt?: Date;
@@ -41,14 +43,23 @@ export interface FlowVersion {
   module?: string;
 }
 
+/** Why the publish pointer moved. */
+export type PublishReason = 'publish' | 'rollback' | 'unpublish' | 'auto_upgrade';
+
 /** One entry of the publish history. */
 export interface PublishRecord {
   flowId: string;
   seq: number;
-  target: PublishTarget;
-  reason: 'publish' | 'rollback';
+  /** Null for an unpublish. */
+  target: PublishTarget | null;
+  reason: PublishReason;
   publishedAt: Date;
   publishedBy: string;
+}
+
+/** The version a publish target designates: the version, or the heaviest variant of a split. */
+export function stableVersionOf(target: PublishTarget): string {
+  return 'versionId' in target ? target.versionId : target.variants.reduce((a, b) => (b.weight > a.weight ? b : a)).versionId;
 }
 
 /** The versions a publish target names. */

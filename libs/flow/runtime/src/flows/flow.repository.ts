@@ -1,14 +1,15 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { FlowDocument, ValidationIssue } from '@flowplane/flow/ir';
 import { STORE } from '@flowplane/platform/service';
-import type { Collection, Store, StoreDocument, StoreSession } from '@flowplane/platform/store';
-import type { Flow, FlowVersion, PublishRecord, PublishTarget } from './flow.entities';
+import type { Collection, Store, StoreDocument, StoreSession, Update } from '@flowplane/platform/store';
+import type { Flow, FlowVersion, PublishReason, PublishRecord, PublishTarget } from './flow.entities';
 
 interface FlowDoc extends StoreDocument {
   name: string;
   description?: string;
   createdAt: Date;
   createdBy: string;
+  templateId?: string;
   publishedJson?: string;
   publishedAt?: Date;
 }
@@ -28,7 +29,7 @@ interface PublishDoc extends StoreDocument {
   flowId: string;
   seq: number;
   targetJson: string;
-  reason: 'publish' | 'rollback';
+  reason: PublishReason;
   publishedAt: Date;
   publishedBy: string;
 }
@@ -39,6 +40,7 @@ const toFlow = (d: FlowDoc): Flow => ({
   description: d.description,
   createdAt: d.createdAt,
   createdBy: d.createdBy,
+  templateId: d.templateId,
   published: d.publishedJson ? (JSON.parse(d.publishedJson) as PublishTarget) : undefined,
   publishedAt: d.publishedAt,
 });
@@ -58,7 +60,7 @@ const toVersion = (d: VersionDoc): FlowVersion => ({
 const toPublish = (d: PublishDoc): PublishRecord => ({
   flowId: d.flowId,
   seq: d.seq,
-  target: JSON.parse(d.targetJson) as PublishTarget,
+  target: JSON.parse(d.targetJson) as PublishTarget | null,
   reason: d.reason,
   publishedAt: d.publishedAt,
   publishedBy: d.publishedBy,
@@ -87,7 +89,7 @@ export class FlowRepository implements OnModuleInit {
   }
 
   async insertFlow(f: Flow): Promise<void> {
-    await this.flows.insertOne({ _id: f.id, name: f.name, description: f.description, createdAt: f.createdAt, createdBy: f.createdBy });
+    await this.flows.insertOne({ _id: f.id, name: f.name, description: f.description, createdAt: f.createdAt, createdBy: f.createdBy, ...(f.templateId ? { templateId: f.templateId } : {}) });
   }
 
   async getFlow(id: string, session?: StoreSession): Promise<Flow | undefined> {
@@ -147,7 +149,10 @@ export class FlowRepository implements OnModuleInit {
   /** Moves the publish pointer and appends to the history in one transaction. */
   async recordPublish(rec: PublishRecord, session: StoreSession): Promise<void> {
     await this.publishes.insertOne({ _id: `${rec.flowId}:${rec.seq}`, flowId: rec.flowId, seq: rec.seq, targetJson: JSON.stringify(rec.target), reason: rec.reason, publishedAt: rec.publishedAt, publishedBy: rec.publishedBy }, { session });
-    await this.flows.updateOne({ _id: rec.flowId }, { $set: { publishedJson: JSON.stringify(rec.target), publishedAt: rec.publishedAt } }, { session });
+    const update: Update = rec.target
+      ? { $set: { publishedJson: JSON.stringify(rec.target), publishedAt: rec.publishedAt } }
+      : { $unset: { publishedJson: '', publishedAt: '' } };
+    await this.flows.updateOne({ _id: rec.flowId }, update, { session });
   }
 
   async lastPublishSeq(flowId: string, session?: StoreSession): Promise<number> {

@@ -1,18 +1,18 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiConflictResponse, ApiConsumes, ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put, Query, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiExcludeEndpoint, ApiConflictResponse, ApiConsumes, ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { irToSpec, parseFlowDocumentText } from '@flowplane/flow/ir';
-import { AdminRoute, CurrentPrincipal, type Principal } from '@flowplane/platform/auth';
+import { AdminRoute, CurrentPrincipal, Internal, type Principal } from '@flowplane/platform/auth';
 import { DomainException } from '@flowplane/platform/http';
 import { SERVICE_CONFIG, type ServiceConfig } from '@flowplane/platform/service';
 import type { FlowRuntimeEnv } from '../flow-runtime.env';
-import { CreateFlowDto, FlowView, PublishFlowDto, PublishView, RollbackFlowDto, VersionView } from './dto/flow.dto';
+import { CreateFlowDto, SeedFlowDto, FlowView, PublishFlowDto, PublishView, RollbackFlowDto, VersionView } from './dto/flow.dto';
 import type { Flow, FlowVersion, PublishRecord } from './flow.entities';
-import { type Actor, FlowsService } from './flows.service';
+import { type Actor, FlowsService, type SeedResult } from './flows.service';
 
 const flowView = (f: Flow): FlowView => ({ ...f, createdAt: f.createdAt.toISOString(), publishedAt: f.publishedAt?.toISOString(), published: f.published as Record<string, unknown> | undefined });
 const versionView = (v: FlowVersion): VersionView => ({ versionId: v.versionId, number: v.number, hash: v.hash, createdAt: v.createdAt.toISOString(), createdBy: v.createdBy, module: v.module, warnings: v.warnings });
-const publishView = (p: PublishRecord): PublishView => ({ ...p, target: p.target as Record<string, unknown>, publishedAt: p.publishedAt.toISOString() });
+const publishView = (p: PublishRecord): PublishView => ({ ...p, target: p.target as Record<string, unknown> | null, publishedAt: p.publishedAt.toISOString() });
 const actorOf = (p: Principal): Actor => ({ sub: p.sub, module: p.service ? p.sub.slice('svc:'.length) : undefined });
 
 function format(value: string | undefined): 'ir' | 'spec' {
@@ -130,10 +130,33 @@ export class FlowsController {
     return publishView(await this.flows.rollback(id, dto.versionID, actorOf(who)));
   }
 
+  @Post(':id/unpublish')
+  @HttpCode(200)
+  @AdminRoute()
+  @ApiOperation({ summary: 'Take the flow off the air: no published version (event sources unsubscribe); rollback restores it' })
+  @ApiOkResponse({ type: PublishView })
+  async unpublish(@Param('id') id: string, @CurrentPrincipal() who: Principal): Promise<PublishView> {
+    return publishView(await this.flows.unpublish(id, actorOf(who)));
+  }
+
   @Get(':id/publishes')
   @AdminRoute()
   @ApiOkResponse({ type: [PublishView] })
   async publishes(@Param('id') id: string): Promise<PublishView[]> {
     return (await this.flows.listPublishes(id)).map(publishView);
+  }
+}
+
+/** Modules seed the flows they own and keep them on their latest template revision. */
+@Controller('internal/flows')
+export class InternalFlowsController {
+  constructor(private readonly flows: FlowsService) {}
+
+  @Put(':id')
+  @HttpCode(200)
+  @Internal()
+  @ApiExcludeEndpoint()
+  async seed(@Param('id') id: string, @Body() dto: SeedFlowDto, @CurrentPrincipal() who: Principal): Promise<SeedResult> {
+    return this.flows.seed(id, dto, actorOf(who));
   }
 }

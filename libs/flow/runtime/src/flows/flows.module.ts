@@ -1,12 +1,12 @@
 import { Module } from '@nestjs/common';
 import { outboxProvider } from '@flowplane/platform/service';
 import { FlowRepository } from './flow.repository';
-import { FlowsController } from './flows.controller';
+import { FlowsController, InternalFlowsController } from './flows.controller';
 import { FLOWS_OUTBOX, FlowsService } from './flows.service';
 
 /** Flows, versions, publish and rollback (issue 4 item 7). */
 @Module({
-  controllers: [FlowsController],
+  controllers: [FlowsController, InternalFlowsController],
   providers: [
     FlowRepository,
     FlowsService,

@@ -5,7 +5,7 @@ import { canonicalHash, type FlowDocument, type SpecDocument, specToIr, validate
 import type { Outbox } from '@flowplane/platform/bus';
 import { DomainException } from '@flowplane/platform/http';
 import { DuplicateKeyError } from '@flowplane/platform/store';
-import { type Flow, FLOW_ID, type FlowVersion, type PublishRecord, type PublishTarget, RESERVED_FLOW_IDS, versionsOf } from './flow.entities';
+import { type Flow, FLOW_ID, type FlowVersion, type PublishReason, type PublishRecord, type PublishTarget, RESERVED_FLOW_IDS, stableVersionOf, versionsOf } from './flow.entities';
 import { FlowRepository } from './flow.repository';
 import { NODE_CATALOG, type NodeCatalog } from './node-catalog';
 
@@ -30,21 +30,34 @@ export interface Actor {
   module?: string;
 }
 
+/** Longest a cached flow is used by the run hot path. */
+export const FLOW_CACHE_MS = 2000;
+
+/** What `seed` did. */
+export interface SeedResult {
+  flowId: string;
+  action: 'created' | 'upgraded' | 'unchanged';
+  versionId?: string;
+  reason?: string;
+}
+
 /** Flows, versions, publish and rollback (issue 4 item 7). */
 @Injectable()
 export class FlowsService {
+  private readonly cache = new Map<string, { at: number; flow: Flow }>();
+
   constructor(
     private readonly repo: FlowRepository,
     @Inject(FLOWS_OUTBOX) private readonly outbox: Outbox,
     @Inject(NODE_CATALOG) private readonly nodes: NodeCatalog,
   ) {}
 
-  async create(input: { id?: string; name: string; description?: string }, actor: Actor): Promise<Flow> {
+  async create(input: { id?: string; name: string; description?: string; templateId?: string }, actor: Actor): Promise<Flow> {
     const id = input.id ?? `${slug(input.name)}-${randomUUID().slice(0, 8)}`;
     if (!FLOW_ID.test(id) || RESERVED_FLOW_IDS.has(id)) {
       throw new DomainException(FlowsExceptionCode.INVALID_ID, 400, `invalid flow id ${JSON.stringify(id)}: lowercase letters, digits, dots, dashes, underscores; not ${[...RESERVED_FLOW_IDS].join(', ')}`);
     }
-    const flow: Flow = { id, name: input.name, description: input.description, createdAt: new Date(), createdBy: actor.sub };
+    const flow: Flow = { id, name: input.name, description: input.description, createdAt: new Date(), createdBy: actor.sub, ...(input.templateId ? { templateId: input.templateId } : {}) };
     try {
       await this.repo.insertFlow(flow);
     } catch (e) {
@@ -64,10 +77,30 @@ export class FlowsService {
     return f;
   }
 
+  /**
+   * The flow for the run hot path (which version runs): read at most FLOW_CACHE_MS ago. This
+   * replica's own writes drop the entry at once, and every replica drops it on `flows.published`
+   * (EventSourcesService calls `forget`), so a publish elsewhere shows within the event delay.
+   */
+  async getCached(id: string): Promise<Flow> {
+    const hit = this.cache.get(id);
+    if (hit && Date.now() - hit.at < FLOW_CACHE_MS) return hit.flow;
+    const flow = await this.get(id);
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(id, { at: Date.now(), flow });
+    return flow;
+  }
+
+  /** Drops a cached flow (after a write, or a `flows.published` from another replica). */
+  forget(id: string): void {
+    this.cache.delete(id);
+  }
+
   async delete(id: string): Promise<void> {
     const f = await this.get(id);
     if (f.published) throw new DomainException(FlowsExceptionCode.FLOW_PUBLISHED, 409, `flow ${id} is published; unpublish it before deleting`);
     await this.repo.deleteFlow(id);
+    this.forget(id);
   }
 
   /**
@@ -123,7 +156,7 @@ export class FlowsService {
   }
 
   /** Moves the publish pointer to a version or a weighted split; refuses versions with unknown nodes. */
-  async publish(flowId: string, target: PublishTarget, actor: Actor, reason: PublishRecord['reason'] = 'publish'): Promise<PublishRecord> {
+  async publish(flowId: string, target: PublishTarget, actor: Actor, reason: Exclude<PublishReason, 'unpublish'> = 'publish'): Promise<PublishRecord> {
     const flow = await this.get(flowId);
     const broken: Array<{ versionId: string; nodeId: string; actionRef: string }> = [];
     for (const versionId of versionsOf(target)) {
@@ -136,21 +169,74 @@ export class FlowsService {
       });
     }
     const previous = flow.published && 'versionId' in flow.published ? flow.published.versionId : undefined;
+    this.forget(flowId);
     return this.outbox.withTransaction(async (session) => {
       const seq = (await this.repo.lastPublishSeq(flowId, session)) + 1;
       const rec: PublishRecord = { flowId, seq, target, reason, publishedAt: new Date(), publishedBy: actor.sub };
       await this.repo.recordPublish(rec, session);
       const payload: FlowsPublishedPayload = {
         flowId,
-        versionId: 'versionId' in target ? target.versionId : target.variants.reduce((a, b) => (b.weight > a.weight ? b : a)).versionId,
+        versionId: stableVersionOf(target),
         publishedAt: rec.publishedAt.toISOString(),
         previousVersionId: previous,
         reason,
+        templateId: flow.templateId,
         variants: 'variants' in target ? target.variants.map((v) => ({ label: v.label, versionId: v.versionId, weight: v.weight })) : undefined,
       };
       await this.outbox.enqueue(session, Topics.FlowsPublished, payload, { key: flowId, entitytype: 'flow', action: 'published' });
       return rec;
-    });
+    }).finally(() => this.forget(flowId));
+  }
+
+  /**
+   * Takes the flow off the air: no version is published (runs without versionId get 409, event
+   * sources unsubscribe, deployments drop it), recorded in the history; rollback restores it.
+   */
+  async unpublish(flowId: string, actor: Actor): Promise<PublishRecord> {
+    const flow = await this.get(flowId);
+    if (!flow.published) throw new DomainException('FLOW_NOT_PUBLISHED', 409, `flow ${flowId} is not published`);
+    const previous = stableVersionOf(flow.published);
+    return this.outbox.withTransaction(async (session) => {
+      const seq = (await this.repo.lastPublishSeq(flowId, session)) + 1;
+      const rec: PublishRecord = { flowId, seq, target: null, reason: 'unpublish', publishedAt: new Date(), publishedBy: actor.sub };
+      await this.repo.recordPublish(rec, session);
+      const payload: FlowsPublishedPayload = { flowId, previousVersionId: previous, publishedAt: rec.publishedAt.toISOString(), reason: 'unpublish' };
+      await this.outbox.enqueue(session, Topics.FlowsPublished, payload, { key: flowId, entitytype: 'flow', action: 'published' });
+      return rec;
+    }).finally(() => this.forget(flowId));
+  }
+
+  /**
+   * A module seeds the flow it owns (issue 4 item 7): created, saved and published on first sight;
+   * later auto-upgraded, but only when the published version was created by that same module and
+   * the document's `meta.schemaVersion` is higher than the published one's. Versions anyone else
+   * created (an admin's edit), splits and flows an admin unpublished are left alone.
+   */
+  async seed(flowId: string, input: { name: string; description?: string; document: unknown }, actor: Actor): Promise<SeedResult> {
+    if (!actor.module) throw new DomainException('NOT_A_MODULE', 403, 'only a module (service token) may seed flows');
+    const existing = await this.repo.getFlow(flowId);
+    if (!existing) {
+      try {
+        await this.create({ id: flowId, name: input.name, description: input.description }, actor);
+      } catch (e) {
+        if (!(e instanceof DomainException && e.status === 409)) throw e; // a concurrent seed won
+      }
+      const { version } = await this.saveVersion(flowId, input.document, 'ir', actor);
+      await this.publish(flowId, { versionId: version.versionId }, actor);
+      return { flowId, action: 'created', versionId: version.versionId };
+    }
+    if (!existing.published) return { flowId, action: 'unchanged', reason: 'the flow is not published (an admin took it off the air)' };
+    if (!('versionId' in existing.published)) return { flowId, action: 'unchanged', reason: 'the flow is published as a split; splits are never auto-upgraded' };
+    const current = await this.getVersion(flowId, existing.published.versionId);
+    if (current.module !== actor.module) {
+      return { flowId, action: 'unchanged', versionId: current.versionId, reason: `the published version was created by ${current.createdBy}, not by module ${actor.module}` };
+    }
+    const have = schemaVersionOf(current.document);
+    const offered = schemaVersionOf(input.document);
+    if (!(offered > have)) return { flowId, action: 'unchanged', versionId: current.versionId, reason: `schemaVersion ${offered} is not above the published ${have}` };
+    const { version } = await this.saveVersion(flowId, input.document, 'ir', actor);
+    await this.publish(flowId, { versionId: version.versionId }, actor, 'auto_upgrade');
+    return { flowId, action: 'upgraded', versionId: version.versionId };
   }
 
   /** Publishes an earlier target again (default: the one before the current), appending to the history. */
@@ -158,10 +244,16 @@ export class FlowsService {
     const history = await this.listPublishes(flowId);
     let target: PublishTarget | undefined;
     if (versionId) target = { versionId };
-    else target = history[1]?.target;
+    // The previous publish: after an unpublish, the version it took off the air.
+    else target = history.slice(1).find((h) => h.target !== null)?.target ?? undefined;
     if (!target) throw new DomainException(FlowsExceptionCode.NOTHING_TO_ROLL_BACK, 409, `flow ${flowId} has no earlier publish to roll back to`);
     return this.publish(flowId, target, actor, 'rollback');
   }
+}
+
+function schemaVersionOf(doc: unknown): number {
+  const meta = (doc as { meta?: { schemaVersion?: unknown } } | null)?.meta;
+  return typeof meta?.schemaVersion === 'number' ? meta.schemaVersion : 0;
 }
 
 function invalid(errors: Array<{ path: string; message: string; code: string }>): DomainException {

@@ -1,8 +1,9 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { declaredKindModule, type NodeManifest, type NodeRegistry, type SettingsProperty } from '@flowplane/flow/engine';
 import { ServiceClients } from '@flowplane/platform/service';
 import type { NodeManifestView } from './dto/node-manifest.view';
 import { NODE_REGISTRY } from './nodes.tokens';
+import { RemoteNodesService } from './remote/remote-nodes.service';
 
 /** One profile as the profiles service's internal list route returns it. */
 interface ProfileOption {
@@ -14,7 +15,9 @@ interface ProfileOption {
  * Lists registered manifests for the editor, with each profile selector (`x-profile-kind`) given an
  * `enum` of the profile ids that exist right now. Kinds are fetched once per listing; a kind that
  * cannot be listed (profiles down, unknown kind) gets `x-options-unavailable: true` instead, so the
- * editor falls back to a free text field rather than offering a stale or empty choice.
+ * editor falls back to a free text field rather than offering a stale or empty choice. Remote
+ * nodes (registered by other services) are listed beside the built-ins with `remote: true` and the
+ * registering service as `source`.
  */
 @Injectable()
 export class NodeListingService {
@@ -23,6 +26,7 @@ export class NodeListingService {
   constructor(
     @Inject(NODE_REGISTRY) private readonly registry: NodeRegistry,
     private readonly clients: ServiceClients,
+    @Optional() private readonly remote?: RemoteNodesService,
   ) {}
 
   async list(): Promise<NodeManifestView[]> {
@@ -44,6 +48,8 @@ export class NodeListingService {
       if (ids) property.enum = ids;
       else property['x-options-unavailable'] = true;
     }
+    view.remote = this.remote?.isRemote(manifest.id) ?? false;
+    if (view.remote) view.source = this.remote?.sourceOf(manifest.id);
     return view;
   }
 

@@ -18,6 +18,8 @@ export interface RunRecord {
   finishedAt?: Date;
   durationMs?: number;
   lastSeq: number;
+  /** Instance id of the engine that started the run. */
+  engine?: string;
 }
 
 interface RunDoc extends StoreDocument {
@@ -32,15 +34,21 @@ interface RunDoc extends StoreDocument {
   finishedAt?: Date;
   durationMs?: number;
   lastSeq: number;
+  engine?: string;
   expiresAt: Date;
 }
 
-interface EventDoc extends StoreDocument {
+/**
+ * The events of one flush of a run (one document per batch, not per event: a run's events arrive
+ * in a few bursts, and one write per burst keeps the hot path cheap). `fromSeq`..`toSeq` is the
+ * contiguous range it holds.
+ */
+interface EventBatchDoc extends StoreDocument {
   runId: string;
-  seq: number;
-  type: string;
-  time: number;
-  dataJson: string;
+  fromSeq: number;
+  toSeq: number;
+  /** JSON array of `{seq, type, time, data}`. */
+  eventsJson: string;
   expiresAt: Date;
 }
 
@@ -57,36 +65,54 @@ const toRun = (d: RunDoc): RunRecord => ({
   finishedAt: d.finishedAt,
   durationMs: d.durationMs,
   lastSeq: d.lastSeq,
+  engine: d.engine,
 });
 
 /** Runs and their events, kept for RUN_RETENTION_DAYS (TTL index plus the read filter of the store). */
 @Injectable()
 export class RunRepository implements OnModuleInit {
   private readonly runs: Collection<RunDoc>;
-  private readonly events: Collection<EventDoc>;
+  private readonly events: Collection<EventBatchDoc>;
   private readonly retentionMs: number;
 
   constructor(@Inject(STORE) store: Store, @Inject(SERVICE_CONFIG) config: ServiceConfig) {
     this.retentionMs = ((config as ServiceConfig & FlowRuntimeEnv).RUN_RETENTION_DAYS ?? 7) * 24 * 3600 * 1000;
     this.runs = store.collection<RunDoc>('runs');
-    this.events = store.collection<EventDoc>('run_events');
+    this.events = store.collection<EventBatchDoc>('run_event_batches');
   }
 
   async onModuleInit(): Promise<void> {
     await this.runs.createIndex({ keys: { expiresAt: 1 }, expireAfterSeconds: 0, name: 'retention' });
     await this.events.createIndex({ keys: { expiresAt: 1 }, expireAfterSeconds: 0, name: 'retention' });
-    await this.events.createIndex({ keys: { runId: 1, seq: 1 }, unique: true, name: 'run_seq' });
+    await this.events.createIndex({ keys: { runId: 1, fromSeq: 1 }, unique: true, name: 'run_seq' });
+    await this.runs.createIndex({ keys: { engine: 1, status: 1 }, name: 'engine_status' });
   }
 
   async insert(r: RunRecord): Promise<void> {
-    await this.runs.insertOne({ _id: r.runId, flowId: r.flowId, versionId: r.versionId, variant: r.variant, status: r.status, startedBy: r.startedBy, startedAt: r.startedAt, lastSeq: r.lastSeq, expiresAt: this.expiry() });
+    await this.runs.insertOne({ _id: r.runId, flowId: r.flowId, versionId: r.versionId, variant: r.variant, status: r.status, startedBy: r.startedBy, startedAt: r.startedAt, lastSeq: r.lastSeq, engine: r.engine, expiresAt: this.expiry() });
   }
 
   async appendEvents(events: RunEvent[]): Promise<void> {
     if (!events.length) return;
     const expiresAt = this.expiry();
     // The run's lastSeq is written once, when it finishes: one write per batch instead of two.
-    await this.events.insertMany(events.map((e) => ({ _id: `${e.runId}:${e.seq}`, runId: e.runId, seq: e.seq, type: e.type, time: e.time, dataJson: JSON.stringify(e.data ?? null), expiresAt })));
+    // A flush holds one run's events in sequence order (RunChannel); group them by run anyway.
+    const byRun = new Map<string, RunEvent[]>();
+    for (const e of events) {
+      const list = byRun.get(e.runId);
+      if (list) list.push(e);
+      else byRun.set(e.runId, [e]);
+    }
+    const docs = [...byRun.values()].map((list) => ({
+      _id: `${list[0].runId}:${list[0].seq}`,
+      runId: list[0].runId,
+      fromSeq: list[0].seq,
+      toSeq: list[list.length - 1].seq,
+      eventsJson: JSON.stringify(list.map((e) => ({ seq: e.seq, type: e.type, time: e.time, data: e.data ?? null }))),
+      expiresAt,
+    }));
+    if (docs.length === 1) await this.events.insertOne(docs[0]);
+    else await this.events.insertMany(docs);
   }
 
   async finish(runId: string, f: { status: RunStatus; output?: unknown; error?: RunError; finishedAt: Date; durationMs: number; lastSeq: number }): Promise<void> {
@@ -98,10 +124,21 @@ export class RunRepository implements OnModuleInit {
     return d ? toRun(d) : undefined;
   }
 
+  /** Runs recorded as running that the given engine instance started. */
+  async runningOn(engine: string): Promise<RunRecord[]> {
+    return (await this.runs.find({ engine, status: 'running' })).map(toRun);
+  }
+
   /** Stored events of a run after `afterSeq`, in order. */
   async eventsAfter(runId: string, afterSeq: number): Promise<RunEvent[]> {
-    const docs = await this.events.find({ runId, seq: { $gt: afterSeq } }, { sort: { seq: 1 } });
-    return docs.map((d) => ({ runId: d.runId, seq: d.seq, type: d.type, time: d.time, data: JSON.parse(d.dataJson) }) as RunEvent);
+    const docs = await this.events.find({ runId, toSeq: { $gt: afterSeq } }, { sort: { fromSeq: 1 } });
+    const out: RunEvent[] = [];
+    for (const d of docs) {
+      for (const e of JSON.parse(d.eventsJson) as Array<{ seq: number; type: string; time: number; data: unknown }>) {
+        if (e.seq > afterSeq) out.push({ runId: d.runId, seq: e.seq, type: e.type, time: e.time, data: e.data } as RunEvent);
+      }
+    }
+    return out;
   }
 
   private expiry(): Date {

@@ -1,20 +1,35 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { type CompiledFlow, compileFlow, FlowEngine, type NodeRegistry, type RunEvent, type RunResult } from '@flowplane/flow/engine';
+import { hostname } from 'node:os';
+import { ProfileResolver } from '@flowplane/contracts';
+import { boundToReplacedNode, BusDurableTransport, type CompiledFlow, compileFlow, FlowEngine, type NodeRegistry, type RunEvent, type RunHandle, type RunResult } from '@flowplane/flow/engine';
 import { DomainException } from '@flowplane/platform/http';
+import { SERVICE_CONTEXT, type ServiceConfig, type ServiceContext, STORE } from '@flowplane/platform/service';
+import type { Store } from '@flowplane/platform/store';
+import type { FlowRuntimeEnv } from '../flow-runtime.env';
 import type { FlowVersion, PublishVariant } from '../flows/flow.entities';
 import { FlowsService } from '../flows/flows.service';
 import { NODE_REGISTRY } from '../nodes/nodes.module';
 import { RunRepository, type RunRecord } from './run.repository';
+import { StoreCheckpointStore } from './store-checkpoint.store';
 
 const TERMINAL = new Set(['run.completed', 'run.failed', 'run.rejected', 'run.cancelled']);
 
-/** The live side of a run: every event so far, listeners, and a persistence queue that keeps order. */
+/** Longest an event of a running run waits before it is written (the run's end writes at once). */
+const EVENT_FLUSH_DELAY_MS = 50;
+
+/**
+ * The live side of a run: every event so far, listeners, and a persistence queue that keeps order.
+ * Live readers (SSE, GET /runs/{id}) are served from memory, so events are written in batches: at
+ * most EVENT_FLUSH_DELAY_MS after they happen, and all remaining ones when the run ends (a short
+ * run is one write).
+ */
 class RunChannel {
   readonly events: RunEvent[] = [];
   readonly listeners = new Set<(e: RunEvent) => void>();
   private pending: RunEvent[] = [];
   private flushing: Promise<void> = Promise.resolve();
+  private timer?: NodeJS.Timeout;
   ended = false;
 
   constructor(private readonly persist: (events: RunEvent[]) => Promise<void>) {}
@@ -24,7 +39,13 @@ class RunChannel {
     if (TERMINAL.has(e.type)) this.ended = true;
     for (const l of this.listeners) l(e);
     this.pending.push(e);
-    if (this.pending.length === 1) this.flushing = this.flushing.then(() => Promise.resolve()).then(() => this.flush());
+    if (!this.timer) {
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.flushing = this.flushing.then(() => this.flush());
+      }, EVENT_FLUSH_DELAY_MS);
+      this.timer.unref();
+    }
   }
 
   private async flush(): Promise<void> {
@@ -33,9 +54,14 @@ class RunChannel {
     if (batch.length) await this.persist(batch);
   }
 
-  /** Resolves once every event pushed so far is stored. */
+  /** Writes what is pending now; resolves once every event pushed so far is stored. */
   settled(): Promise<void> {
-    return this.flushing.then(() => (this.pending.length ? this.flush() : undefined));
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    this.flushing = this.flushing.then(() => this.flush());
+    return this.flushing;
   }
 }
 
@@ -48,24 +74,155 @@ export interface StartRunInput {
 
 /** Starts runs of published (or given) versions, records their events, and streams them (issue 4 item 9). */
 @Injectable()
-export class RunsService implements OnApplicationShutdown {
+export class RunsService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly log = new Logger('Runs');
   private readonly engine: FlowEngine;
+  private readonly checkpoints: StoreCheckpointStore;
+  private maintenance?: NodeJS.Timeout;
+  private recovering?: Promise<void>;
   private readonly compiled = new Map<string, CompiledFlow>();
   /** Versions are immutable: once read, a version is served from memory. */
   private readonly versions = new Map<string, FlowVersion>();
   private readonly channels = new Map<string, RunChannel>();
+  private readonly stopWatchingNodes: () => void;
 
   constructor(
     private readonly flows: FlowsService,
     private readonly repo: RunRepository,
     @Inject(NODE_REGISTRY) private readonly registry: NodeRegistry,
+    @Inject(STORE) store: Store,
+    @Inject(SERVICE_CONTEXT) ctx: ServiceContext,
+    @Optional() profiles?: ProfileResolver,
   ) {
-    this.engine = new FlowEngine({ logger: { warn: (m, meta) => this.log.warn({ ...meta }, m) } });
+    const config = ctx.config as ServiceConfig & FlowRuntimeEnv;
+    const instanceId = config.FLOW_ENGINE_INSTANCE_ID ?? defaultInstanceId(ctx);
+    this.checkpoints = new StoreCheckpointStore(store, { owner: instanceId, leaseMs: config.FLOW_CHECKPOINT_LEASE_MS ?? 30_000 });
+    this.engine = new FlowEngine({
+      instanceId,
+      logger: { warn: (m, meta) => this.log.warn({ ...meta }, m) },
+      profiles,
+      checkpoints: this.checkpoints,
+      durable: ctx.bus ? new BusDurableTransport(ctx.bus, { instanceId }) : undefined,
+      loadVersion: (versionId) => this.loadCompiled(versionId),
+      nodeTimeoutMs: config.FLOW_NODE_TIMEOUT_MS,
+      maxSteps: config.FLOW_MAX_STEPS,
+    });
+    this.stopWatchingNodes = registry.onChange(() => this.dropStaleVersions());
+  }
+
+  /**
+   * A node was registered again (a remote node's new manifest): versions compiled against the old
+   * manifest are compiled again on next use, here and for durable steps this engine runs, so new
+   * ports and settings apply. Runs already going keep the version they started with.
+   */
+  private dropStaleVersions(): void {
+    for (const [versionId, flow] of this.compiled) {
+      if (!boundToReplacedNode(flow, this.registry)) continue;
+      this.compiled.delete(versionId);
+      this.engine.forgetVersion(versionId);
+    }
+  }
+
+  /** This replica's engine id (owner of its checkpointed runs). */
+  get instanceId(): string {
+    return this.engine.instanceId;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.checkpoints.init();
+    await this.engine.connect();
+    await this.recover();
+    await this.failOrphans();
+    // Keep our leases alive and adopt runs whose owner died, three times per lease.
+    this.maintenance = setInterval(() => void this.maintain(), Math.max(1000, Math.floor(this.checkpoints.leaseMs / 3)));
+    this.maintenance.unref();
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.stopWatchingNodes();
+    if (this.maintenance) clearInterval(this.maintenance);
+    await this.recovering?.catch(() => undefined);
     await this.engine.close();
+  }
+
+  private async maintain(): Promise<void> {
+    try {
+      await this.checkpoints.renew();
+      await this.recover();
+    } catch (e) {
+      this.log.warn(`checkpoint maintenance failed: ${(e as Error).message}`);
+    }
+  }
+
+  /** Versions ids are `<flowId>@v<n>`: finds and compiles one for resumed runs and durable steps. */
+  private async loadCompiled(versionId: string): Promise<CompiledFlow | undefined> {
+    const at = versionId.lastIndexOf('@v');
+    if (at <= 0) return undefined;
+    try {
+      return this.compile(await this.version(versionId.slice(0, at), versionId));
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Resumes checkpointed runs this replica may take (its own after a restart, and those whose
+   * owner's lease expired) from their last checkpoint; their events continue the stored stream.
+   */
+  recover(): Promise<void> {
+    this.recovering ??= (async () => {
+      try {
+        for (const runId of await this.checkpoints.pending()) {
+          if (this.channels.has(runId) || this.engine.runStatus(runId)) continue;
+          const stored = await this.repo.eventsAfter(runId, 0);
+          const channel = new RunChannel((events) => this.repo.appendEvents(events));
+          channel.events.push(...stored);
+          const handle = await this.engine.resume(runId, { nextSeq: (stored.at(-1)?.seq ?? 0) + 1, onEvent: (e) => channel.push(e) });
+          if (!handle) continue;
+          this.channels.set(runId, channel);
+          this.log.log(`resumed run ${runId} from its checkpoints`);
+          void this.settle(runId, channel, handle);
+        }
+      } finally {
+        this.recovering = undefined;
+      }
+    })();
+    return this.recovering;
+  }
+
+  /**
+   * Runs this replica started that are still `running` in the store but neither live here nor
+   * checkpointed were cut off by a crash or restart with nothing to resume from: they are marked
+   * failed with INTERRUPTED rather than left running forever.
+   */
+  private async failOrphans(): Promise<void> {
+    for (const run of await this.repo.runningOn(this.engine.instanceId)) {
+      if (this.channels.has(run.runId) || this.engine.runStatus(run.runId)) continue;
+      if (await this.checkpoints.load(run.runId)) continue;
+      const now = new Date();
+      await this.repo.finish(run.runId, {
+        status: 'failed',
+        error: { code: 'INTERRUPTED', message: 'the service stopped while the run was in progress and the flow has no checkpoint to resume from' },
+        finishedAt: now,
+        durationMs: now.getTime() - run.startedAt.getTime(),
+        lastSeq: run.lastSeq,
+      });
+      this.log.warn(`run ${run.runId} was interrupted by a restart and marked failed`);
+    }
+  }
+
+  /** Records the end of a run (started or resumed here). */
+  private settle(runId: string, channel: RunChannel, handle: RunHandle): Promise<RunResult> {
+    return handle.done.then(async (result) => {
+      await channel.settled();
+      // An engine closing under a run (shutdown) leaves it to be resumed or marked interrupted later.
+      if (!result.interrupted) {
+        await this.repo.finish(runId, { status: result.status, output: result.output, error: result.error, finishedAt: new Date(result.finishedAt), durationMs: result.durationMs, lastSeq: result.lastSeq });
+      }
+      // Keep the channel briefly so a client that connects right after the end still streams from memory.
+      setTimeout(() => this.channels.delete(runId), 30_000).unref();
+      return result;
+    });
   }
 
   private async version(flowId: string, versionId: string): Promise<FlowVersion> {
@@ -80,7 +237,7 @@ export class RunsService implements OnApplicationShutdown {
   /** Picks the version a new run uses: the given one, a named variant, or a weighted draw of the publish. */
   private async pickVersion(flowId: string, req: StartRunInput): Promise<{ version: FlowVersion; variant?: string }> {
     if (req.versionId) return { version: await this.version(flowId, req.versionId) };
-    const flow = await this.flows.get(flowId);
+    const flow = await this.flows.getCached(flowId);
     if (!flow.published) throw new DomainException('FLOW_NOT_PUBLISHED', 409, `flow ${flowId} is not published; publish a version or pass versionId`);
     if ('versionId' in flow.published) return { version: await this.version(flowId, flow.published.versionId) };
     const variants = flow.published.variants;
@@ -113,16 +270,9 @@ export class RunsService implements OnApplicationShutdown {
     const runId = randomUUID();
     const channel = new RunChannel((events) => this.repo.appendEvents(events));
     this.channels.set(runId, channel);
-    await this.repo.insert({ runId, flowId, versionId: version.versionId, variant, status: 'running', startedBy, startedAt: new Date(), lastSeq: 0 });
+    await this.repo.insert({ runId, flowId, versionId: version.versionId, variant, status: 'running', startedBy, startedAt: new Date(), lastSeq: 0, engine: this.engine.instanceId });
     const handle = this.engine.start(flow, req.input ?? {}, { ...(req.meta ?? {}) }, { runId, onEvent: (e) => channel.push(e) });
-    const done = handle.done.then(async (result) => {
-      await channel.settled();
-      await this.repo.finish(runId, { status: result.status, output: result.output, error: result.error, finishedAt: new Date(result.finishedAt), durationMs: result.durationMs, lastSeq: result.lastSeq });
-      // Keep the channel briefly so a client that connects right after the end still streams from memory.
-      setTimeout(() => this.channels.delete(runId), 30_000).unref();
-      return result;
-    });
-    return { runId, versionId: version.versionId, done };
+    return { runId, versionId: version.versionId, done: this.settle(runId, channel, handle) };
   }
 
   async get(runId: string): Promise<{ run: RunRecord; timeline: RunEvent[] }> {
@@ -165,4 +315,11 @@ export class RunsService implements OnApplicationShutdown {
     live.listeners.add(forward);
     return () => live.listeners.delete(forward);
   }
+}
+
+/** `<hostname>:<port>`: stable across restarts of one replica, distinct between replicas. */
+function defaultInstanceId(ctx: ServiceContext): string {
+  const port = (ctx.config as ServiceConfig).PORT;
+  const host = (ctx.env.HOSTNAME || hostname()).replace(/[^A-Za-z0-9_.-]/g, '-');
+  return port ? `${host}:${port}` : `${host}:${randomUUID().slice(0, 8)}`;
 }

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsInt, IsOptional, IsString, Matches, MaxLength, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsInt, IsObject, IsOptional, IsString, Matches, MaxLength, Min, ValidateNested } from 'class-validator';
 
 /** Body of POST /flows. */
 export class CreateFlowDto {
@@ -41,12 +41,28 @@ export class RollbackFlowDto {
   versionID?: string;
 }
 
+/** Body of PUT /internal/flows/{id}: a module's flow (IR) to create, or to upgrade when its schemaVersion rose. */
+export class SeedFlowDto {
+  @IsString()
+  @MaxLength(200)
+  name!: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(2000)
+  description?: string;
+
+  @IsObject()
+  document!: Record<string, unknown>;
+}
+
 export class FlowView {
   @ApiProperty() id!: string;
   @ApiProperty() name!: string;
   @ApiPropertyOptional() description?: string;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty() createdBy!: string;
+  @ApiPropertyOptional({ description: 'Template the flow was activated from.' }) templateId?: string;
   @ApiPropertyOptional({ description: 'Current publish pointer: `{versionId}` or `{variants: [{label, versionId, weight}]}`.', type: 'object', additionalProperties: true })
   published?: Record<string, unknown>;
   @ApiPropertyOptional({ format: 'date-time' }) publishedAt?: string;
@@ -72,8 +88,8 @@ export class VersionView {
 export class PublishView {
   @ApiProperty() flowId!: string;
   @ApiProperty() seq!: number;
-  @ApiProperty({ type: 'object', additionalProperties: true }) target!: Record<string, unknown>;
-  @ApiProperty({ enum: ['publish', 'rollback'] }) reason!: string;
+  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: 'null for an unpublish' }) target!: Record<string, unknown> | null;
+  @ApiProperty({ enum: ['publish', 'rollback', 'unpublish', 'auto_upgrade'] }) reason!: string;
   @ApiProperty({ format: 'date-time' }) publishedAt!: string;
   @ApiProperty() publishedBy!: string;
 }

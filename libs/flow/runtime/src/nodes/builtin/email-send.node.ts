@@ -2,12 +2,15 @@ import { EmailSendPayload, Topics } from '@flowplane/contracts';
 import type { NodeDefinition, NodeHandler, NodeManifest } from '@flowplane/flow/engine';
 import { ERROR_PORT } from '@flowplane/flow/engine';
 import { validate } from 'class-validator';
+import { v5 as uuidV5 } from 'uuid';
 import { type BusPublisher, describeValidationErrors, NodeInputError } from './bus-publisher';
 import { isPlainObject } from './template-render.node';
 
 export const EMAIL_SEND_ID = 'svc/email-send';
 export const EMAIL_INPUT_PORT = 'Email';
 export const EMAIL_SENT_PORT = 'Sent';
+/** Namespace of the envelope ids: UUIDv5(stepKey, this), so a step run again sends the same id. */
+export const EMAIL_ENVELOPE_NAMESPACE = '5b0c1f8e-3f5e-4d0a-9a51-6f2d3c8e7a10';
 
 const addressList = { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] };
 
@@ -16,7 +19,7 @@ export const emailSendManifest: NodeManifest = {
   name: 'Send email',
   kind: 'action',
   description:
-    'Publishes `email.send` for the mail sender with the packet on `Email` ({to, subject, text and/or html, cc?, bcc?, from?, replyTo?}). Emits `Sent` {messageId} (the envelope id, on which delivery is idempotent); an invalid packet or a bus failure goes to `Error` {error}.',
+    'Publishes `email.send` for the mail sender with the packet on `Email` ({to, subject, text and/or html, cc?, bcc?, from?, replyTo?}). Emits `Sent` {messageId} (the envelope id, on which delivery is idempotent: a UUIDv5 of the step key, so a step run again after a crash or redelivery sends the same id); an invalid packet or a bus failure goes to `Error` {error}.',
   settingsSchema: {
     type: 'object',
     properties: {
@@ -82,7 +85,7 @@ export function emailSendHandler(bus: BusPublisher): NodeHandler {
   return async (ctx) => {
     const from = typeof ctx.config['from'] === 'string' ? (ctx.config['from'] as string) : undefined;
     const payload = await toEmailPayload(ctx.input, from);
-    const envelope = await bus.publish(Topics.EmailSend, { ...payload });
+    const envelope = await bus.publish(Topics.EmailSend, { ...payload }, { id: uuidV5(ctx.stepKey, EMAIL_ENVELOPE_NAMESPACE) });
     return { port: EMAIL_SENT_PORT, packet: { messageId: envelope.id } };
   };
 }

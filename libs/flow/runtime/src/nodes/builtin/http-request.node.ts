@@ -1,9 +1,7 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
 import { DEFAULT_PORT, ERROR_PORT, type NodeDefinition, type NodeHandler, type NodeManifest } from '@flowplane/flow/engine';
-import { isIpLiteral, refusalReason } from './address-policy';
+import { OutboundTargetRefusedError, pinnedLookup, type ResolveAll, type ResolvedAddress, resolvePinned } from '@flowplane/llm';
 import { NodeInputError } from './bus-publisher';
 import { getPath, renderTemplate, stringifyValue } from './template';
 
@@ -16,14 +14,7 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
 // Headers the node sets itself (or that would let a template desynchronise the request).
 const RESERVED_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'upgrade', 'te', 'trailer', 'keep-alive', 'proxy-connection']);
 
-/** One resolved address. */
-export interface ResolvedAddress {
-  address: string;
-  family: number;
-}
-
-/** Resolves every address of a host name (injectable for tests). */
-export type ResolveAll = (hostname: string) => Promise<ResolvedAddress[]>;
+export type { ResolveAll, ResolvedAddress } from '@flowplane/llm';
 
 export interface HttpRequestDeps {
   /** Whether private, loopback, link-local, ... targets are allowed (`FLOW_HTTP_ALLOW_PRIVATE=true`). Read per request. */
@@ -47,7 +38,7 @@ export const httpRequestManifest: NodeManifest = {
   name: 'HTTP request',
   kind: 'action',
   description:
-    'Calls an external HTTP(S) URL. `url` and header values may hold `{{ path }}` placeholders over {input, packet, meta} (values inserted into the URL are percent-encoded). The body is the packet value at `bodyFrom` (strings as text, anything else as JSON; never for GET/HEAD). Private, loopback, link-local, unique-local, CGNAT and unspecified targets are refused unless FLOW_HTTP_ALLOW_PRIVATE=true; the host is resolved once and the connection goes to the checked address. Redirects are not followed. Any HTTP response, 4xx/5xx included, is emitted on `out` {status, headers, body} (body parsed when JSON); refusals, network errors, timeouts and oversized responses go to `Error` {error}.',
+    'Calls an external HTTP(S) URL. `url` and header values may hold `{{ path }}` placeholders over {input, packet, meta, step} (values inserted into the URL are percent-encoded; `{{ step.key }}` is the idempotency key of the step, the same when a step runs again, for an `Idempotency-Key` header). The body is the packet value at `bodyFrom` (strings as text, anything else as JSON; never for GET/HEAD). Private, loopback, link-local, unique-local, CGNAT and unspecified targets are refused unless FLOW_HTTP_ALLOW_PRIVATE=true; the host is resolved once and the connection goes to the checked address. Redirects are not followed. Any HTTP response, 4xx/5xx included, is emitted on `out` {status, headers, body} (body parsed when JSON); refusals, network errors, timeouts and oversized responses go to `Error` {error}.',
   settingsSchema: {
     type: 'object',
     properties: {
@@ -105,8 +96,6 @@ export const httpRequestManifest: NodeManifest = {
   timeoutMs: HTTP_MAX_TIMEOUT_MS + 5_000,
 };
 
-const defaultResolve: ResolveAll = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
-
 function clampInt(value: unknown, fallback: number, max: number): number {
   const n = typeof value === 'number' ? value : Number(value);
   if (!Number.isFinite(n) || n < 1) return fallback;
@@ -118,33 +107,13 @@ function clampInt(value: unknown, fallback: number, max: number): number {
  * record refuses the host, so round-robin DNS cannot smuggle an internal target), then the first
  * is pinned for the connection.
  */
-export async function resolveTarget(hostname: string, allowPrivate: boolean, resolve: ResolveAll = defaultResolve): Promise<ResolvedAddress> {
-  const bare = hostname.replace(/^\[|\]$/g, '');
-  let addresses: ResolvedAddress[];
-  if (isIpLiteral(bare)) {
-    addresses = [{ address: bare, family: bare.includes(':') ? 6 : 4 }];
-  } else {
-    try {
-      addresses = await resolve(bare);
-    } catch (e) {
-      throw new Error(`cannot resolve ${bare}: ${(e as Error).message}`);
-    }
+export async function resolveTarget(hostname: string, allowPrivate: boolean, resolve?: ResolveAll): Promise<ResolvedAddress> {
+  try {
+    return await resolvePinned(hostname, { allowPrivate: () => allowPrivate, resolve, hint: 'set FLOW_HTTP_ALLOW_PRIVATE=true to allow' });
+  } catch (e) {
+    if (e instanceof OutboundTargetRefusedError) throw new OutboundRequestRefusedError(e.message);
+    throw e;
   }
-  if (addresses.length === 0) throw new Error(`cannot resolve ${bare}: no addresses`);
-  if (!allowPrivate) {
-    for (const a of addresses) {
-      const reason = refusalReason(a.address);
-      if (reason) throw new OutboundRequestRefusedError(`refused ${bare}: ${reason} (set FLOW_HTTP_ALLOW_PRIVATE=true to allow)`);
-    }
-  }
-  return addresses[0];
-}
-
-function pinnedLookup(target: ResolvedAddress): LookupFunction {
-  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-    if (options?.all) callback(null, [{ address: target.address, family: target.family }]);
-    else callback(null, target.address, target.family);
-  }) as unknown as LookupFunction;
 }
 
 function parseUrl(raw: string): URL {
@@ -180,7 +149,8 @@ function parseBody(buffer: Buffer, contentType: string | undefined, method: stri
 export function httpRequestHandler(deps: HttpRequestDeps): NodeHandler {
   return async (ctx) => {
     const config = ctx.config;
-    const scope = { input: ctx.input, packet: ctx.input, meta: ctx.meta };
+    // `step.key`: the step's idempotency key, for an `Idempotency-Key` header (same on a retried step).
+    const scope = { input: ctx.input, packet: ctx.input, meta: ctx.meta, step: { key: ctx.stepKey, runId: ctx.runId, nodeId: ctx.nodeId } };
     const method = typeof config['method'] === 'string' ? config['method'].toUpperCase() : 'GET';
     if (!(METHODS as readonly string[]).includes(method)) throw new NodeInputError(`unsupported method ${method}`);
     if (typeof config['url'] !== 'string' || config['url'].trim() === '') throw new NodeInputError('config.url is required');

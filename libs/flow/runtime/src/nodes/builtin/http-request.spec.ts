@@ -93,6 +93,12 @@ describe('svc/http-request', () => {
     expect(req.host).toBe(`127.0.0.1:${port}`);
   });
 
+  it("puts the step's idempotency key where a header asks for {{ step.key }}", async () => {
+    const headers = { 'Idempotency-Key': '{{step.key}}', 'X-Run': '{{ step.runId }}/{{ step.nodeId }}' };
+    await single(allow(nodeContext({}, { method: 'POST', url: `http://127.0.0.1:${port}/pay`, headers }, { stepKey: 'run-9:root:pay:1', runId: 'run-9', nodeId: 'pay' })));
+    expect(seen[seen.length - 1].headers).toMatchObject({ 'idempotency-key': 'run-9:root:pay:1', 'x-run': 'run-9/pay' });
+  });
+
   it('sends the body from the packet as JSON or text', async () => {
     const json = await single(allow(nodeContext({ body: { a: 1 } }, { method: 'POST', url: `http://127.0.0.1:${port}/x` })));
     expect((json.packet as { body: { body: string } }).body.body).toBe('{"a":1}');

@@ -1,6 +1,7 @@
 import { compileFlow, FlowEngine, NodeRegistry } from '@flowplane/flow/engine';
 import { type BusPublisher, NodeInputError } from './bus-publisher';
-import { emailSendHandler, emailSendNode } from './email-send.node';
+import { v5 as uuidV5 } from 'uuid';
+import { EMAIL_ENVELOPE_NAMESPACE, emailSendHandler, emailSendNode } from './email-send.node';
 import { emitEventHandler, emitTopic } from './emit-event.node';
 import { nodeContext, single } from './test-context';
 
@@ -8,10 +9,11 @@ function fakeBus(fail?: Error) {
   const published: Array<{ topic: string; data: unknown; options?: unknown }> = [];
   let n = 0;
   const bus: BusPublisher = {
-    publish: async <T>(topic: string, data: T, options?: unknown) => {
+    publish: async <T>(topic: string, data: T, options?: { id?: string }) => {
       if (fail) throw fail;
       published.push({ topic, data, options });
-      return { id: `evt-${++n}`, data } as never;
+      // As the real bus: the given envelope id, else a fresh one.
+      return { id: options?.id ?? `evt-${++n}`, data } as never;
     },
   };
   return { bus, published };
@@ -21,8 +23,22 @@ describe('svc/email-send', () => {
   it('publishes a validated email.send payload and emits Sent with the envelope id', async () => {
     const { bus, published } = fakeBus();
     const out = await single(emailSendHandler(bus)(nodeContext({ to: 'a@example.com, b@example.com', subject: 'Hi', text: 'Body', extra: 'dropped' }, { from: 'Bot <bot@example.com>' })));
-    expect(out).toEqual({ port: 'Sent', packet: { messageId: 'evt-1' } });
-    expect(published).toEqual([{ topic: 'email.send', data: { to: ['a@example.com', 'b@example.com'], from: 'Bot <bot@example.com>', subject: 'Hi', text: 'Body' }, options: undefined }]);
+    const messageId = uuidV5('run-1:run:n1:1', EMAIL_ENVELOPE_NAMESPACE);
+    expect(out).toEqual({ port: 'Sent', packet: { messageId } });
+    expect(published).toEqual([{ topic: 'email.send', data: { to: ['a@example.com', 'b@example.com'], from: 'Bot <bot@example.com>', subject: 'Hi', text: 'Body' }, options: { id: messageId } }]);
+  });
+
+  it('sends the same envelope id when the same step runs again, and another for any other step', async () => {
+    const { bus, published } = fakeBus();
+    const email = { to: 'a@example.com', subject: 'Hi', text: 'Body' };
+    const send = async (stepKey: string) => (await single(emailSendHandler(bus)(nodeContext(email, {}, { stepKey })))).packet as { messageId: string };
+    const first = await send('run-7:3f2a:mail:1');
+    const again = await send('run-7:3f2a:mail:1');
+    const second = await send('run-7:3f2a:mail:2');
+    const otherRun = await send('run-8:3f2a:mail:1');
+    expect(again.messageId).toBe(first.messageId);
+    expect(new Set([first.messageId, second.messageId, otherRun.messageId]).size).toBe(3);
+    expect(published.map((p) => (p.options as { id: string }).id)).toEqual([first.messageId, first.messageId, second.messageId, otherRun.messageId]);
   });
 
   it.each([

@@ -7,6 +7,7 @@ export function nodeContext(input: unknown, config: Record<string, unknown> = {}
     config,
     runId: 'run-1',
     nodeId: 'n1',
+    stepKey: 'run-1:run:n1:1',
     node: { id: 'n1', kind: 'action' },
     meta: {},
     signal: new AbortController().signal,

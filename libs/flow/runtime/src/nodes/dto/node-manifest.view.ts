@@ -24,4 +24,6 @@ export class NodeManifestView {
   @ApiProperty({ type: [NodePortView] }) inputs!: NodePortView[];
   @ApiProperty({ type: [NodePortView] }) outputs!: NodePortView[];
   @ApiPropertyOptional({ description: 'Default per-step timeout in ms.' }) timeoutMs?: number;
+  @ApiProperty({ description: 'True for a remote node: another service registered it and runs each step over HTTP.' }) remote!: boolean;
+  @ApiPropertyOptional({ example: 'assistant', description: 'The service that registered a remote node.' }) source?: string;
 }

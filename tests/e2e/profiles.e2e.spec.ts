@@ -262,8 +262,8 @@ describe('profiles through the gateway', () => {
 
     it('lets two racing upserts of one new id both succeed, with one event each', async () => {
       const [a, b] = await Promise.all([
-        create('race', { providerID: 'a' }),
-        create('race', { providerID: 'b' }),
+        create('race', { providerID: 'openai' }),
+        create('race', { providerID: 'local' }),
       ]);
       expect([a.status, b.status].sort()).toEqual([200, 201]);
       const stored = await api('/llm/llm-chat/race');
@@ -336,7 +336,7 @@ describe('profiles through the gateway', () => {
           { field: 'config.temperature', problems: ['temperature must be a number'] },
           {
             field: 'config.replyStyle',
-            problems: ['replyStyle must be one of: concise, balanced, detailed'],
+            problems: ['replyStyle must be one of: short, normal, detailed'],
           },
           {
             field: 'config.baseURL',
@@ -450,21 +450,16 @@ describe('profiles through the gateway', () => {
         'replyStyle',
         'examplesPolicy',
       ]);
-      // flow-runtime does not serve /internal/options/llm.providers yet (it arrives with the LLM issue).
+      // The live option list comes from flow-runtime's /internal/options/llm.providers.
       const provider = llm.fields.find((f: any) => f.key === 'providerID');
-      expect(provider).toMatchObject({
-        required: true,
-        options_ref: 'llm.providers',
-        optionsUnavailable: true,
-        optionsUnavailableReason: expect.stringMatching(/^flow-runtime /),
-      });
-      expect(provider).not.toHaveProperty('options');
+      expect(provider).toMatchObject({ required: true, options_ref: 'llm.providers', options: ['local', 'ollama', 'openai', 'openai-compatible'] });
+      expect(provider).not.toHaveProperty('optionsUnavailable');
       expect(llm.fields.find((f: any) => f.key === 'apiKey')).toMatchObject({
         sensitive: true,
         type: 'string',
       });
       expect(llm.fields.find((f: any) => f.key === 'replyStyle')).toMatchObject({
-        options: ['concise', 'balanced', 'detailed'],
+        options: ['short', 'normal', 'detailed'],
         overridable: true,
       });
     });

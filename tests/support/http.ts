@@ -29,3 +29,43 @@ export function tempDir(prefix: string): string {
   const path = require('node:path') as typeof import('node:path');
   return mkdtempSync(path.join(tmpdir(), `flowplane-${prefix}-`));
 }
+
+/**
+ * Polls `fn` until `ok` accepts its value or `ms` pass; resolves the last value either way, so
+ * the caller's assertion on it shows what was there at the deadline.
+ */
+export async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 5000, everyMs = 25): Promise<T> {
+  const deadline = Date.now() + ms;
+  let v = await fn();
+  while (!ok(v) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, everyMs));
+    v = await fn();
+  }
+  return v;
+}
+
+/** A JSON request body with its content type, for `call`. */
+export const json = (body: unknown): { headers: Record<string, string>; body: string } => ({ headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+/** Environment of an in-process test platform: random ports, memory stores, the test secret, no logs. */
+export function testEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { ...process.env, PORT: '0', STORE: 'memory', AUTH_JWT_SECRET: TEST_SECRET, LOG_LEVEL: 'silent', ...extra };
+}
+
+/** One Server-Sent Event of a run stream. */
+export interface SseEvent {
+  id: number;
+  event: string;
+  data: any;
+}
+
+/** The events of an SSE body (`id`, `event`, JSON `data` per block). */
+export function parseSse(text: string): SseEvent[] {
+  return text
+    .split('\n\n')
+    .filter((block) => block.includes('event:'))
+    .map((block) => {
+      const field = (name: string) => block.split('\n').find((l) => l.startsWith(`${name}: `))?.slice(name.length + 2) ?? '';
+      return { id: Number(field('id')), event: field('event'), data: JSON.parse(field('data')) };
+    });
+}

@@ -21,12 +21,24 @@ export interface SplitOptions {
   /** Forward each service's output with a `[name]` prefix. */
   inheritOutput?: boolean;
   startTimeoutMs?: number;
+  /**
+   * Replicas per service (default 1), e.g. `{'flow-runtime': 2}`. Replica n ≥ 2 is named `<service>#n`
+   * in `urls`/`processes`, listens on the next free port after the table (basePort+8, +9, ...), starts
+   * right after replica 1 with the same env, bus and brokers, and gets its own `DATA_DIR/replica-n`:
+   * the embedded store and vector index lock their directory to one process, so replicas share
+   * state only through `STORE=mongo` (one `MONGO_URL`). The gateway and the other services keep
+   * calling replica 1 (`<SERVICE>_URL` is one URL: the gateway does not balance across replicas).
+   */
+  replicas?: Record<string, number>;
 }
 
 export interface SplitPlatform {
   gatewayUrl: string;
+  /** Base URL per process: `<service>` for replica 1, `<service>#n` for the others. */
   urls: Record<string, string>;
   processes: Record<string, ChildProcess>;
+  /** Every replica's URL per service, replica 1 first. */
+  replicaUrls: Record<string, string[]>;
   stop(): Promise<void>;
 }
 
@@ -66,6 +78,24 @@ export async function startSplit(o: SplitOptions): Promise<SplitPlatform> {
   const ports = Object.fromEntries(SPLIT_SERVICES.map(([name, port]) => [name, port - 8080 + base]));
   const urls = Object.fromEntries(Object.entries(ports).map(([n, p]) => [n, `http://127.0.0.1:${p}`]));
   const upstreams = Object.fromEntries(SPLIT_SERVICES.filter(([n]) => n !== 'gateway').map(([n]) => [`${n.replace(/-/g, '_').toUpperCase()}_URL`, urls[n]]));
+  // Processes in start order: each service, then its extra replicas.
+  const plan: Array<{ key: string; service: string; port: number; env: Record<string, string | undefined> }> = [];
+  const replicaUrls: Record<string, string[]> = {};
+  let nextPort = base + SPLIT_SERVICES.length;
+  const dataDir = o.env?.DATA_DIR ?? process.env.DATA_DIR ?? path.join(root, '.data');
+  for (const [name] of SPLIT_SERVICES) {
+    plan.push({ key: name, service: name, port: ports[name], env: {} });
+    replicaUrls[name] = [urls[name]];
+    const count = o.replicas?.[name] ?? 1;
+    if (name === 'gateway' && count > 1) throw new TypeError('the gateway runs as one process in split mode');
+    for (let n = 2; n <= count; n++) {
+      const key = `${name}#${n}`;
+      const port = nextPort++;
+      urls[key] = `http://127.0.0.1:${port}`;
+      replicaUrls[name].push(urls[key]);
+      plan.push({ key, service: name, port, env: { DATA_DIR: path.join(dataDir, `replica-${n}`) } });
+    }
+  }
   const processes: Record<string, ChildProcess> = {};
   const stop = async () => {
     const gw = processes.gateway;
@@ -73,31 +103,31 @@ export async function startSplit(o: SplitOptions): Promise<SplitPlatform> {
     await Promise.all(Object.entries(processes).filter(([n]) => n !== 'gateway').map(([, p]) => stopProcess(p)));
   };
   try {
-    for (const [name] of SPLIT_SERVICES) {
-      const entry = path.join(root, 'dist', 'apps', name, 'src', 'main.js');
+    for (const { key, service, port, env } of plan) {
+      const entry = path.join(root, 'dist', 'apps', service, 'src', 'main.js');
       const proc = spawn(process.execPath, ['--enable-source-maps', entry], {
         cwd: root,
-        env: { ...process.env, ...o.env, ...upstreams, PORT: String(ports[name]), BUS: 'kafka', KAFKA_BROKERS: o.brokers.join(',') },
+        env: { ...process.env, ...o.env, ...env, ...upstreams, PORT: String(port), BUS: 'kafka', KAFKA_BROKERS: o.brokers.join(',') },
         stdio: o.inheritOutput ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'ignore', 'pipe'],
       });
-      processes[name] = proc;
+      processes[key] = proc;
       let stderr = '';
       proc.stderr?.on('data', (d: Buffer) => {
         stderr = (stderr + d.toString()).slice(-4000);
-        if (o.inheritOutput) process.stderr.write(prefix(name, d));
+        if (o.inheritOutput) process.stderr.write(prefix(key, d));
       });
-      if (o.inheritOutput) proc.stdout?.on('data', (d: Buffer) => process.stdout.write(prefix(name, d)));
+      if (o.inheritOutput) proc.stdout?.on('data', (d: Buffer) => process.stdout.write(prefix(key, d)));
       try {
-        await waitHealthy(urls[name], proc, o.startTimeoutMs ?? 30000);
+        await waitHealthy(urls[key], proc, o.startTimeoutMs ?? 30000);
       } catch (e) {
-        throw new Error(`${name} failed to start: ${(e as Error).message}\n${stderr}`);
+        throw new Error(`${key} failed to start: ${(e as Error).message}\n${stderr}`);
       }
     }
   } catch (e) {
     await stop();
     throw e;
   }
-  return { gatewayUrl: urls.gateway, urls, processes, stop };
+  return { gatewayUrl: urls.gateway, urls, processes, replicaUrls, stop };
 }
 
 function prefix(name: string, d: Buffer): string {

@@ -68,8 +68,12 @@ export async function startStandalone(options: StandaloneOptions = {}): Promise<
     let closing: Promise<void> | undefined;
     const close = () =>
       (closing ??= (async () => {
+        // The hub goes first: its 1001 `server shutting down` reaches clients connected through the
+        // gateway while the gateway still carries their sockets (it cuts what is left when it stops).
+        const hub = services.find((s) => s.name === 'hub');
+        if (hub) await hub.close().catch(() => undefined);
         await gateway.close();
-        await Promise.allSettled(services.map((s) => s.close()));
+        await Promise.allSettled(services.filter((s) => s !== hub).map((s) => s.close()));
         await bus.close();
       })());
     return { gateway, services, bus, url, usedDevSecret, close };

@@ -26,7 +26,7 @@ const SPEC_TOPICS = [
   'content.fragment.changed',
   'email.send',
 ];
-const OWN_TOPICS = ['deployments.changed', 'flows.published', 'llm.usage_recorded', 'settings.updated', 'platform.probe', 'platform.probe_ack'];
+const OWN_TOPICS = ['deployments.changed', 'flows.published', 'llm.usage_recorded', 'settings.updated', 'platform.probe', 'platform.probe_ack', 'flows.engine.step', 'flows.engine.step_result'];
 
 // The spec documents are kept in the repository (docs/spec, a copy of ../shared/spec).
 const specDir = path.resolve(__dirname, '../../../docs/spec');

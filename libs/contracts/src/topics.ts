@@ -41,6 +41,10 @@ export const Topics = {
   PlatformProbe: 'platform.probe',
   /** One service's answer to a bus probe. */
   PlatformProbeAck: 'platform.probe_ack',
+  /** A step crossing a `durable` flow edge, run at least once by any flow-runtime replica. */
+  FlowsEngineStep: 'flows.engine.step',
+  /** The result of a durable step, read by the replica that owns the run. */
+  FlowsEngineStepResult: 'flows.engine.step_result',
 } as const;
 
 /** Code-friendly key of a fixed topic. */
@@ -148,6 +152,8 @@ const FIXED_TOPIC_DESCRIPTORS: Readonly<Record<FixedTopic, TopicDescriptor>> = {
   'settings.updated': { entityType: 'settings', action: 'updated' },
   'platform.probe': { entityType: 'platform', action: 'probe' },
   'platform.probe_ack': { entityType: 'platform', action: 'probe_ack' },
+  'flows.engine.step': { entityType: 'flows.engine', action: 'step' },
+  'flows.engine.step_result': { entityType: 'flows.engine', action: 'step_result' },
 };
 
 /** The envelope `entitytype`/`action` of a fixed or lifecycle topic, or undefined for an unknown topic. */

@@ -5,7 +5,7 @@ import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { type Dispatcher, Pool } from 'undici';
 import { errorBody, REQUEST_ID_HEADER, requestIdOf } from '@flowplane/platform/http';
 import { type UpstreamService, UPSTREAM_SERVICES } from './gateway.env';
-import { serviceForApiPath } from './route-table';
+import { serviceForApiPath, serviceForTopLevelPath, TOP_LEVEL_MOUNTS, type TopLevelMounts } from './route-table';
 
 /** Paths under /api/v1 the gateway answers itself (never proxied). */
 const OWN_PATHS = new Set(['/api/v1/health', '/api/v1/openapi.json', '/api/v1/asyncapi.yaml', '/api/v1/admin/system', '/api/v1/admin/system/bus-probe']);
@@ -22,6 +22,8 @@ export interface ProxyOptions {
   observe?: (req: IncomingMessage, res: ServerResponse) => void;
   /** CORS handler (the `cors` middleware) when cross-origin access is configured. */
   cors?: (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+  /** Paths outside /api/v1 forwarded as they are (default: the hub at `/ws`). */
+  mounts?: TopLevelMounts;
 }
 
 const API_PREFIX_LENGTH = '/api/v1'.length;
@@ -81,12 +83,18 @@ export class GatewayProxy {
   private readonly proxy = httpProxy.createProxyServer({ xfwd: true, ws: true, changeOrigin: false });
   private readonly limiter?: RateLimiterMemory;
   private readonly pools = new Map<UpstreamService, Pool>();
+  /** Both sockets of every proxied WebSocket connection, cut when the gateway stops. */
+  private readonly upgraded = new Set<Duplex>();
 
   constructor(private readonly o: ProxyOptions) {
     if (o.rateLimit > 0) this.limiter = new RateLimiterMemory({ points: o.rateLimit, duration: 60 });
     // http-proxy carries WebSocket upgrades only; HTTP requests go through undici pools.
     this.proxy.on('error', (_err, _req, target) => {
       if (typeof (target as Duplex).destroy === 'function') (target as Duplex).destroy();
+    });
+    this.proxy.on('open', (upstream: Duplex) => {
+      this.upgraded.add(upstream);
+      upstream.once('close', () => this.upgraded.delete(upstream));
     });
   }
 
@@ -120,9 +128,10 @@ export class GatewayProxy {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
-    if (!path.startsWith('/api/v1/') || OWN_PATHS.has(path)) return false;
-    const probe = SERVICE_PROBE.exec(path);
-    const service = probe ? (probe[1] as UpstreamService) : serviceForApiPath(path.slice(API_PREFIX_LENGTH));
+    const topLevel = serviceForTopLevelPath(path, this.o.mounts ?? TOP_LEVEL_MOUNTS);
+    if (!topLevel && (!path.startsWith('/api/v1/') || OWN_PATHS.has(path))) return false;
+    const probe = topLevel ? null : SERVICE_PROBE.exec(path);
+    const service = topLevel ?? (probe ? (probe[1] as UpstreamService) : serviceForApiPath(path.slice(API_PREFIX_LENGTH)));
     const id = requestIdOf(req);
     req.headers[REQUEST_ID_HEADER] = id;
     res.setHeader('X-Request-Id', id);
@@ -220,10 +229,10 @@ export class GatewayProxy {
     });
   }
 
-  /** HTTP upgrade handler: `/ws/*` goes to the hub; anything else is refused with JSON. */
+  /** HTTP upgrade handler: `<WS_MOUNT_PATH>/*` goes to the hub; anything else is refused with JSON. */
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const path = (req.url ?? '').split('?')[0];
-    if (!path.startsWith('/ws/') && path !== '/ws') {
+    if (serviceForTopLevelPath(path, this.o.mounts ?? TOP_LEVEL_MOUNTS) !== 'hub') {
       rawReject(socket, 404, 'Not Found', errorBody(404, `no WebSocket endpoint at ${path}`));
       return;
     }
@@ -233,13 +242,25 @@ export class GatewayProxy {
         return;
       }
       (req as ProxiedRequest).flowplaneService = 'hub';
+      this.upgraded.add(socket);
+      socket.once('close', () => this.upgraded.delete(socket));
       this.proxy.ws(req, socket, head, { target: this.o.upstreams.hub }, (err) => {
         rawReject(socket, 503, 'Service Unavailable', errorBody(503, 'service hub is unavailable', { service: 'hub', reason: (err as NodeJS.ErrnoException).code ?? 'ERROR' }));
       });
     });
   }
 
+  /**
+   * Cuts the proxied WebSocket connections: the listener's close waits for every connection to end,
+   * and these only end when a side closes them. Clients reconnect (in production to another replica).
+   */
+  closeUpgrades(): void {
+    for (const socket of this.upgraded) socket.destroy();
+    this.upgraded.clear();
+  }
+
   close(): void {
+    this.closeUpgrades();
     this.proxy.close();
     for (const pool of this.pools.values()) void pool.close();
     this.pools.clear();

@@ -1,5 +1,5 @@
 import { Controller, Get, Header, HttpCode, Inject, Post, Query, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiExcludeEndpoint, ApiOkResponse, ApiOperation, ApiQuery, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
@@ -8,6 +8,7 @@ import { EVENT_BUS, type EventBus } from '@flowplane/platform/bus';
 import { PLATFORM_PROBE_ACK_TOPIC, PLATFORM_PROBE_TOPIC } from '@flowplane/platform/service';
 import { stringify } from 'yaml';
 import { buildAsyncApi } from './asyncapi';
+import { type Descriptions, DeploymentDescriptions, withDeployedEvents } from './deployment-descriptions';
 import { OpenApiAggregator } from './openapi-aggregator';
 import { UpstreamClient } from './upstream-client';
 import { UPSTREAM_SERVICES } from './gateway.env';
@@ -16,12 +17,14 @@ import { UPSTREAM_SERVICES } from './gateway.env';
 @ApiTags('gateway')
 @Controller()
 export class GatewayController {
-  private asyncapiYaml?: string;
+  private asyncapiBase?: Record<string, unknown>;
+  private asyncapiFor?: { source: Descriptions; yaml: string };
 
   constructor(
     private readonly upstreams: UpstreamClient,
     private readonly docs: OpenApiAggregator,
     @Inject(EVENT_BUS) private readonly bus: EventBus,
+    private readonly deployments: DeploymentDescriptions,
   ) {}
 
   /** Readiness of every service: 200 when all are ready, 503 naming the failing ones. */
@@ -48,7 +51,8 @@ export class GatewayController {
   /** The merged OpenAPI 3.0 document of the whole API. */
   @Get('openapi.json')
   @Public()
-  @ApiExcludeEndpoint()
+  @ApiOperation({ summary: 'The merged OpenAPI 3.0 document of every public route (this document)' })
+  @ApiOkResponse({ description: 'OpenAPI 3.0 document; `x-unavailable-services` lists services that did not answer.' })
   openapi() {
     return this.docs.merged();
   }
@@ -58,9 +62,12 @@ export class GatewayController {
   @Public()
   @Header('Content-Type', 'application/yaml; charset=utf-8')
   @ApiOperation({ summary: 'AsyncAPI 2.6 description of every bus topic (YAML)' })
-  asyncapi(): string {
-    this.asyncapiYaml ??= stringify(buildAsyncApi(process.env.npm_package_version ?? '0.1.0'));
-    return this.asyncapiYaml;
+  async asyncapi(): Promise<string> {
+    this.asyncapiBase ??= buildAsyncApi(process.env.npm_package_version ?? '0.1.0');
+    const deployed = await this.deployments.get();
+    if (!deployed) return stringify({ ...this.asyncapiBase, 'x-unavailable-services': ['deployments'] });
+    if (deployed !== this.asyncapiFor?.source) this.asyncapiFor = { source: deployed, yaml: stringify(withDeployedEvents(this.asyncapiBase, deployed)) };
+    return this.asyncapiFor.yaml;
   }
 
   /** Services with their version, uptime and adapters (admin). */

@@ -8,10 +8,18 @@ import { GatewayEnv as GatewayEnvClass } from './gateway.env';
 import { GatewayModule } from './gateway.module';
 import { GatewayProxy, parseByteSize } from './gateway-proxy';
 import { OpenApiAggregator } from './openapi-aggregator';
+import { topLevelMounts } from './route-table';
 
 const proxies = new WeakMap<object, GatewayProxy>();
 
 /** The gateway: routes /api/v1 by prefix to the services, proxies /ws/* to the hub, aggregates health and docs. */
+/**
+ * Response headers a browser app on an allowed origin may read: besides the CORS-safelisted ones,
+ * the request id, the rate limit's wait, a run's id and variant (to resume or cancel it), and the
+ * compile diagnostics summary.
+ */
+export const CORS_EXPOSED_HEADERS = ['X-Request-Id', 'Retry-After', 'X-Run-Id', 'X-Variant', 'X-Diagnostics', 'X-Diagnostics-Errors', 'X-Diagnostics-Warnings'];
+
 export const gatewayDefinition: ServiceDefinition = {
   name: 'gateway',
   title: 'Flowplane gateway',
@@ -24,7 +32,8 @@ export const gatewayDefinition: ServiceDefinition = {
   configure: (app, ctx) => {
     const c = ctx.config as ServiceConfig & GatewayEnv;
     const origins = c.GATEWAY_CORS_ORIGINS;
-    const corsOptions = { origin: origins.includes('*') ? true : origins, credentials: true, exposedHeaders: ['X-Request-Id', 'Retry-After'], maxAge: 600 };
+    // Bearer tokens, not cookies: no credentialed CORS, so `*` cannot expose a user's session.
+    const corsOptions = { origin: origins.includes('*') ? '*' : origins, exposedHeaders: CORS_EXPOSED_HEADERS, maxAge: 600 };
     if (origins.length) app.enableCors(corsOptions);
     const metrics = app.get<HttpMetricsMiddleware>(HTTP_METRICS);
     const proxy = new GatewayProxy({
@@ -35,6 +44,7 @@ export const gatewayDefinition: ServiceDefinition = {
       bodyLimitBytes: parseByteSize(c.HTTP_BODY_LIMIT),
       rateLimit: c.GATEWAY_RATE_LIMIT,
       trustProxy: c.GATEWAY_TRUST_PROXY,
+      mounts: topLevelMounts(c.WS_MOUNT_PATH),
     });
     proxies.set(app, proxy);
     app.use(proxy.middleware());
@@ -55,5 +65,11 @@ export const gatewayDefinition: ServiceDefinition = {
     const proxy = proxies.get(app)!;
     server.on('upgrade', (req, socket, head) => proxy.upgrade(req, socket, head));
     server.once('close', () => proxy.close());
+    // Shutdown waits for every connection to end; proxied WebSockets never end by themselves.
+    const close = server.close.bind(server);
+    server.close = ((cb?: (err?: Error) => void) => {
+      proxy.closeUpgrades();
+      return close(cb);
+    }) as typeof server.close;
   },
 };

@@ -1,5 +1,5 @@
 import { Transform, Type } from 'class-transformer';
-import { IsBoolean, IsInt, IsString, IsUrl, Min } from 'class-validator';
+import { IsBoolean, IsInt, IsString, IsUrl, Matches, Min } from 'class-validator';
 
 const toList = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.split(',').map((s) => s.trim()).filter(Boolean) : value);
 const toBool = ({ value }: { value: unknown }) => (typeof value === 'string' ? ['1', 'true', 'yes', 'on'].includes(value.toLowerCase()) : value);
@@ -22,6 +22,10 @@ export class GatewayEnv {
   /** Trust X-Forwarded-For for the client address (behind an ingress or load balancer). */
   @Transform(toBool) @IsBoolean()
   GATEWAY_TRUST_PROXY = false;
+
+  /** Where the hub is mounted (the hub's own WS_MOUNT_PATH): forwarded outside /api/v1, upgrades included. */
+  @Matches(/^\/[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/, { message: 'WS_MOUNT_PATH must be a path such as /ws' })
+  WS_MOUNT_PATH = '/ws';
 
   @IsUrl(url) FLOW_RUNTIME_URL = 'http://127.0.0.1:8081';
   @IsUrl(url) DEPLOYMENTS_URL = 'http://127.0.0.1:8082';

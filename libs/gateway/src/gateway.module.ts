@@ -1,8 +1,9 @@
 import { Module } from '@nestjs/common';
+import { DeploymentDescriptions } from './deployment-descriptions';
 import { GatewayController } from './gateway.controller';
 import { OpenApiAggregator } from './openapi-aggregator';
 import { UpstreamClient } from './upstream-client';
 
 /** The gateway's own routes; the proxy itself is Express middleware installed by the definition. */
-@Module({ controllers: [GatewayController], providers: [UpstreamClient, OpenApiAggregator] })
+@Module({ controllers: [GatewayController], providers: [UpstreamClient, OpenApiAggregator, DeploymentDescriptions] })
 export class GatewayModule {}

@@ -1,11 +1,13 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
+import { serviceForTopLevelPath, TOP_LEVEL_MOUNTS, type TopLevelMounts } from './route-table';
 
 /**
- * Merges service OpenAPI documents into one: keeps only paths under /api/v1, makes operation ids
+ * Merges service OpenAPI documents into one: keeps the paths under /api/v1 and those of a top-level
+ * mount the gateway forwards to the document's own service (the hub's `/ws/*`), makes operation ids
  * unique (prefixing the service on a clash) and merges components, renaming a schema that two
  * services define differently.
  */
-export function mergeOpenApi(base: OpenAPIObject, docs: Array<{ service: string; doc: OpenAPIObject }>): OpenAPIObject {
+export function mergeOpenApi(base: OpenAPIObject, docs: Array<{ service: string; doc: OpenAPIObject }>, mounts: TopLevelMounts = TOP_LEVEL_MOUNTS): OpenAPIObject {
   const out: OpenAPIObject = { ...base, paths: {}, components: { ...(base.components ?? {}), schemas: { ...(base.components?.schemas ?? {}) } }, tags: [...(base.tags ?? [])] };
   const opIds = new Set<string>();
   const tagNames = new Set(out.tags!.map((t) => t.name));
@@ -31,7 +33,8 @@ export function mergeOpenApi(base: OpenAPIObject, docs: Array<{ service: string;
       out.tags!.push(t);
     }
     for (const [path, item] of Object.entries(doc.paths ?? {})) {
-      if (!path.startsWith('/api/v1/') || out.paths[path]) continue;
+      const routed = path.startsWith('/api/v1/') || serviceForTopLevelPath(path, mounts) === service;
+      if (!routed || out.paths[path]) continue;
       let json = JSON.stringify(item);
       for (const [from, to] of renames) json = json.split(`"#/components/schemas/${from}"`).join(`"#/components/schemas/${to}"`);
       const copy = JSON.parse(json) as Record<string, { operationId?: string }>;

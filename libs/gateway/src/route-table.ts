@@ -30,3 +30,23 @@ export function serviceForApiPath(path: string): UpstreamService {
   }
   return 'flow-runtime';
 }
+
+/** Top-level mounts outside /api/v1 and the service owning each. */
+export type TopLevelMounts = ReadonlyArray<readonly [string, UpstreamService]>;
+
+/**
+ * The top-level mounts: the hub's control plane and WebSocket upgrades at `WS_MOUNT_PATH`
+ * (ARCHITECTURE §1: `/ws/*` top level by default). The gateway forwards these paths as they are.
+ */
+export function topLevelMounts(wsMountPath = '/ws'): TopLevelMounts {
+  return [[wsMountPath.replace(/\/+$/, '') || '/ws', 'hub']];
+}
+
+/** The mounts with every default (`/ws`). */
+export const TOP_LEVEL_MOUNTS: TopLevelMounts = topLevelMounts();
+
+/** The service owning a top-level path (`/ws/...`), or undefined. */
+export function serviceForTopLevelPath(path: string, mounts: TopLevelMounts = TOP_LEVEL_MOUNTS): UpstreamService | undefined {
+  for (const [mount, service] of mounts) if (path === mount || path.startsWith(mount + '/')) return service;
+  return undefined;
+}

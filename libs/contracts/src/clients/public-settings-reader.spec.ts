@@ -152,9 +152,10 @@ describe('PublicSettingsReader', () => {
 
   it('does not let a fetch that started before an invalidation serve later reads', async () => {
     const r = reader();
-    delayMs = 50;
+    delayMs = 200;
     const early = r.get('site', 'support_email');
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    // Wait until the server took the early request (it captures the snapshot on receipt), however loaded the machine is.
+    while (requests.length < 1) await new Promise((resolve) => setTimeout(resolve, 2));
     snapshot.settings.site.support_email = { localized: false, value: 'changed@acme.test' };
     r.invalidate();
     delayMs = 0;

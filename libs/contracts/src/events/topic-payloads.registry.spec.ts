@@ -86,6 +86,14 @@ const FIXTURES: { [T in FixedTopic]: Fixture<TopicPayloads[T]> } = {
   'settings.updated': { valid: { module: 'site', keys: ['name'] }, required: ['module', 'keys'] },
   'platform.probe': { valid: { probeId: 'p-1', from: 'gateway' }, required: ['probeId', 'from'] },
   'platform.probe_ack': { valid: { probeId: 'p-1', service: 'profiles', pid: 42 }, required: ['probeId', 'service'] },
+  'flows.engine.step': {
+    valid: { stepId: 's-1', originId: 'e-1', runId: 'r-1', versionId: 'f@v1', nodeId: 'render', edgeId: 'e1', packet: { a: 1 }, meta: {}, step: 2 },
+    required: ['stepId', 'originId', 'runId', 'versionId', 'nodeId', 'edgeId', 'meta', 'step'],
+  },
+  'flows.engine.step_result': {
+    valid: { stepId: 's-1', originId: 'e-1', runId: 'r-1', consumerId: 'e-2', events: [{ type: 'node.started', data: {}, time: 1 }], outcome: { kind: 'outputs', outputs: [] } },
+    required: ['stepId', 'originId', 'runId', 'consumerId', 'events', 'outcome'],
+  },
   'flows.published': {
     valid: {
       flowId: 'f-1',

@@ -6,6 +6,7 @@ import { ContentFragmentChangedPayload, ContentPageChangedPayload } from './cont
 import { DeploymentsChangedPayload } from './deployments-changed.event';
 import { EmailSendPayload } from './email-send.event';
 import { EntityLifecyclePayload } from './entity-lifecycle.event';
+import { FlowsEngineStepPayload, FlowsEngineStepResultPayload } from './flows-engine.event';
 import { FlowsPublishedPayload } from './flows-published.event';
 import { I18nKeysChangedPayload } from './i18n-keys-changed.event';
 import { I18nUpdatedPayload } from './i18n-updated.event';
@@ -32,6 +33,8 @@ export interface TopicPayloads {
   'settings.updated': SettingsUpdatedPayload;
   'platform.probe': PlatformProbePayload;
   'platform.probe_ack': PlatformProbeAckPayload;
+  'flows.engine.step': FlowsEngineStepPayload;
+  'flows.engine.step_result': FlowsEngineStepResultPayload;
 }
 
 /** Any topic with a known payload: a fixed topic or a `<entity>.<action>` lifecycle topic. */
@@ -65,6 +68,8 @@ const PAYLOAD_CLASSES: { readonly [T in FixedTopic]: PayloadClass<TopicPayloads[
   'settings.updated': SettingsUpdatedPayload,
   'platform.probe': PlatformProbePayload,
   'platform.probe_ack': PlatformProbeAckPayload,
+  'flows.engine.step': FlowsEngineStepPayload,
+  'flows.engine.step_result': FlowsEngineStepResultPayload,
 };
 
 /** The payload class of a topic. */

@@ -27,4 +27,15 @@ export const DECLARED_MODULE_SETTINGS: readonly ModuleSettings[] = [
     label: 'AI translation',
     fields: [{ key: 'profile', type: 'string', label: 'LLM profile', description: 'An llm-chat profile id; when set it overrides the flat provider, model and temperature.', env_var: 'AI_PROFILE' }],
   },
+  {
+    module: 'search',
+    label: 'Vector search',
+    fields: [
+      { key: 'default_distance', type: 'string', label: 'Default distance', description: 'Distance of an index created without one.', default: 'cosine', options: ['cosine', 'dot', 'euclid'] },
+      { key: 'default_limit', type: 'number', label: 'Default top-K', description: 'Hits of a query that gives no limit (1..SEARCH_MAX_LIMIT).', default: 10 },
+      { key: 'index_prefix', type: 'string', label: 'Index prefix', description: 'Stamped on every index name; indexes under another prefix are invisible until moved.', default: 'svc_', env_var: 'SEARCH_INDEX_PREFIX' },
+      { key: 'embedding_provider', type: 'string', label: 'Embedding provider', description: 'local-hash, openai-compatible, openai or ollama.', default: 'local-hash', env_var: 'SEARCH_EMBEDDING_PROVIDER' },
+      { key: 'embedding_model', type: 'string', label: 'Embedding model', env_var: 'SEARCH_EMBEDDING_MODEL' },
+    ],
+  },
 ];

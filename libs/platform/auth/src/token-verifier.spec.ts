@@ -12,6 +12,23 @@ describe('TokenVerifier', () => {
     expect(p).toEqual({ sub: 'alice', perms: ['admin:access'], active: true, superuser: false, service: false });
   });
 
+  it('remembers a verified token until it expires, never a refused one, and not past its exp', async () => {
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    try {
+      const v = new TokenVerifier({ jwtSecret: secret });
+      const token = await mintToken(secret, { sub: 'carol', ttl: '30s' });
+      const first = await v.verify(token);
+      expect(await v.verify(token)).toBe(first); // the cached principal, no second signature check
+      jest.advanceTimersByTime(31_000);
+      await expect(v.verify(token)).rejects.toThrow('token expired');
+      const forged = token.slice(0, -4) + (token.endsWith('AAAA') ? 'BBBB' : 'AAAA');
+      await expect(v.verify(forged)).rejects.toThrow();
+      await expect(v.verify(forged)).rejects.toThrow();
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('reads inactive and superuser claims', async () => {
     const v = new TokenVerifier({ jwtSecret: secret });
     const p = await v.verify(await mintToken(secret, { sub: 'bob', active: false, superuser: true }));

@@ -20,11 +20,23 @@ export class InvalidTokenError extends Error {
   }
 }
 
+/** Longest a verified token is trusted without checking its signature again. */
+export const VERIFIED_CACHE_MS = 60_000;
+/** Most verified tokens remembered (oldest dropped first). */
+export const VERIFIED_CACHE_SIZE = 10_000;
+
 /** Verifies bearer tokens: user tokens by HS256 secret or JWKS, service tokens by the service secret. */
 export class TokenVerifier {
   private readonly userSecret?: Uint8Array;
   private readonly serviceSecret?: Uint8Array;
   private readonly jwks?: JWTVerifyGetKey;
+  /**
+   * Tokens verified recently: a client sends the same token with every request, and verifying an
+   * HMAC or RSA signature (WebCrypto, off the main thread) is the largest cost of a small request.
+   * An entry lives until the token expires and at most VERIFIED_CACHE_MS, so a JWKS key rotation or
+   * an expiry is seen within that bound; failures are never cached.
+   */
+  private readonly verified = new Map<string, { principal: Principal; until: number }>();
 
   constructor(private readonly options: AuthOptions) {
     const enc = new TextEncoder();
@@ -37,6 +49,20 @@ export class TokenVerifier {
 
   /** Verifies a compact JWT and returns its principal; throws InvalidTokenError with a caller-safe reason. */
   async verify(token: string): Promise<Principal> {
+    const now = Date.now();
+    const hit = this.verified.get(token);
+    if (hit) {
+      if (hit.until > now) return hit.principal;
+      this.verified.delete(token);
+    }
+    const { principal, exp } = await this.verifyUncached(token);
+    if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!);
+    const until = Math.min(now + VERIFIED_CACHE_MS, exp === undefined ? now + VERIFIED_CACHE_MS : exp * 1000);
+    if (until > now) this.verified.set(token, { principal, until });
+    return principal;
+  }
+
+  private async verifyUncached(token: string): Promise<{ principal: Principal; exp?: number }> {
     let alg: string | undefined;
     try {
       alg = decodeProtectedHeader(token).alg;
@@ -51,11 +77,11 @@ export class TokenVerifier {
         const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], ...this.claimChecks(!this.jwks) });
         const principal = principalFromClaims(payload);
         if (this.jwks && !principal.service) throw new InvalidTokenError('HS256 is accepted for service tokens only');
-        return principal;
+        return { principal, exp: payload.exp };
       }
       if (!this.jwks) throw new InvalidTokenError(`signing algorithm ${alg ?? 'none'} is not accepted`);
       const { payload } = await jwtVerify(token, this.jwks, { algorithms: ['RS256', 'ES256'], ...this.claimChecks(true) });
-      return principalFromClaims(payload);
+      return { principal: principalFromClaims(payload), exp: payload.exp };
     } catch (e) {
       if (e instanceof InvalidTokenError) throw e;
       const code = (e as { code?: string }).code;

@@ -94,6 +94,18 @@ export class KafkaEnv {
   /** Longest a consumer fetch waits on an idle topic; lower means less latency for rare events (cache invalidation). */
   @Type(() => Number) @IsInt() @Min(10) @Max(10000)
   KAFKA_MAX_WAIT_MS = 500;
+
+  /**
+   * Consumer session timeout: a member silent this long leaves its group. A new member of a group
+   * (a second replica) waits up to about this long for the group to rebalance on some brokers (the
+   * mock broker), so tests of several replicas lower it.
+   */
+  @Type(() => Number) @IsInt() @Min(1000) @Max(300000)
+  KAFKA_SESSION_TIMEOUT_MS = 30000;
+
+  /** How often a consumer heartbeats to its group; must be well below KAFKA_SESSION_TIMEOUT_MS. */
+  @Type(() => Number) @IsInt() @Min(100) @Max(60000)
+  KAFKA_HEARTBEAT_INTERVAL_MS = 3000;
 }
 
 /** Which document store engine to use. */

@@ -11,7 +11,7 @@ export function busFromConfig(c: ServiceConfig, service: string): EventBus {
     maxAttempts: c.BUS_MAX_ATTEMPTS as number,
     kafka:
       c.BUS === 'kafka'
-        ? { brokers: c.KAFKA_BROKERS as string[], clientId: `${c.KAFKA_CLIENT_ID as string}-${service}`, idempotent: c.KAFKA_IDEMPOTENT as boolean, maxWaitTimeInMs: c.KAFKA_MAX_WAIT_MS as number }
+        ? { brokers: c.KAFKA_BROKERS as string[], clientId: `${c.KAFKA_CLIENT_ID as string}-${service}`, idempotent: c.KAFKA_IDEMPOTENT as boolean, maxWaitTimeInMs: c.KAFKA_MAX_WAIT_MS as number, sessionTimeout: c.KAFKA_SESSION_TIMEOUT_MS as number, heartbeatInterval: c.KAFKA_HEARTBEAT_INTERVAL_MS as number }
         : undefined,
     source: `/services/${service}`,
   });

@@ -57,6 +57,11 @@ export interface ServiceDefinition {
   module: (ctx: ServiceContext) => Type | DynamicModule;
   /** False for services that stream request bodies (the gateway proxies them untouched). */
   parseJsonBody?: boolean;
+  /**
+   * Mounts served outside the /api/v1 prefix, each with everything under it (the hub's
+   * `WS_MOUNT_PATH`). Probes, metrics and /internal are always outside it.
+   */
+  unprefixedMounts?: (ctx: ServiceContext) => string[];
   /** Called before the app initialises, for raw Express middleware (the gateway's proxy). */
   configure?: (app: INestApplication, ctx: ServiceContext) => void | Promise<void>;
   /**

@@ -123,6 +123,13 @@ async function boot(def: ServiceDefinition, ctx: ServiceContext, owned: Array<{ 
       { path: 'readyz', method: RequestMethod.ALL },
       { path: 'metrics', method: RequestMethod.ALL },
       { path: 'internal/{*path}', method: RequestMethod.ALL },
+      ...(def.unprefixedMounts?.(ctx) ?? []).flatMap((mount) => {
+        const path = mount.replace(/^\/+|\/+$/g, '');
+        return [
+          { path, method: RequestMethod.ALL },
+          { path: `${path}/{*path}`, method: RequestMethod.ALL },
+        ];
+      }),
     ],
   });
   let document: OpenAPIObject | undefined;

@@ -190,7 +190,7 @@ describe('profile use cases (memory store and bus)', () => {
           { field: 'config.temperature', problems: ['temperature must be a number'] },
           {
             field: 'config.replyStyle',
-            problems: ['replyStyle must be one of: concise, balanced, detailed'],
+            problems: ['replyStyle must be one of: short, normal, detailed'],
           },
           { field: 'config.colour', problems: ['colour is not a field of kind llm-chat'] },
           { field: 'config.providerID', problems: ['providerID is required'] },

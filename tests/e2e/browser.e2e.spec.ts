@@ -87,9 +87,10 @@ describeIntegration('browser clients (Chromium)', hasFile(CHROMIUM) ? false : `n
   }, 60_000);
 
   afterAll(async () => {
+    // Held upstream calls are answered first, so no run is mid-step while the platform drains.
+    for (const answer of held.splice(0)) answer();
     await browser?.close();
     await platform?.close();
-    for (const answer of held.splice(0)) answer();
     for (const o of [app, other]) o?.server.close();
     slow?.closeAllConnections();
     slow?.close();

@@ -4,6 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { describeIntegration, hasFile } from '@flowplane/platform/testing';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
 import { call, json, testEnv, token } from '../support/http';
+import { passThroughFlow, publishFlow } from '../support/flows';
 
 /**
  * A real browser (Chromium, headless) as a web app on another origin uses the platform: CORS
@@ -13,16 +14,6 @@ import { call, json, testEnv, token } from '../support/http';
  */
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-const passThrough = {
-  name: 'Pass-through',
-  nodes: [
-    { id: 'start', name: 'Start', kind: 'start' },
-    { id: 'end', name: 'End', kind: 'end' },
-  ],
-  edges: [{ id: 'e1', from: 'start', to: 'end' }],
-  meta: { positions: { start: { x: 0, y: 0 }, end: { x: 200, y: 0 } } },
-};
 
 /** A flow whose one step waits on an HTTP call the test answers when it chooses. */
 const slowCall = (url: string) => ({
@@ -75,13 +66,9 @@ describeIntegration('browser clients (Chromium)', hasFile(CHROMIUM) ? false : `n
     gateway = platform.url;
     admin = await token('alice', ['admin:access']);
     const api = `${gateway}/api/v1`;
-    await call(`${api}/flows`, { method: 'POST', bearer: admin, ...json({ id: 'browser-echo', name: 'Browser echo' }) });
-    const v = await call(`${api}/flows/browser-echo/versions`, { method: 'POST', bearer: admin, ...json(passThrough) });
-    expect((await call(`${api}/flows/browser-echo/publish`, { method: 'POST', bearer: admin, ...json({ versionID: v.body.versionId }) })).status).toBe(200);
-    await call(`${api}/flows`, { method: 'POST', bearer: admin, ...json({ id: 'browser-slow', name: 'Browser slow' }) });
+    await publishFlow(api, admin, 'browser-echo', passThroughFlow, { name: 'Browser echo' });
     const slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/slow`;
-    const sv = await call(`${api}/flows/browser-slow/versions`, { method: 'POST', bearer: admin, ...json(slowCall(slowUrl)) });
-    expect((await call(`${api}/flows/browser-slow/publish`, { method: 'POST', bearer: admin, ...json({ versionID: sv.body.versionId }) })).status).toBe(200);
+    await publishFlow(api, admin, 'browser-slow', slowCall(slowUrl), { name: 'Browser slow' });
     const { chromium } = await import('playwright-core');
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'] });
   }, 60_000);

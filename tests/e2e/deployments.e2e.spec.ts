@@ -1,6 +1,7 @@
 import { parse as parseYaml } from 'yaml';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
 import { call, json, testEnv, token, until } from '../support/http';
+import { publishFlow } from '../support/flows';
 
 /** Deployments through the gateway (issue 6 items 1-7). */
 
@@ -33,13 +34,7 @@ describe('deployments through the gateway', () => {
   let superAdmin: string;
   let api: string;
 
-  async function flow(id: string, doc: unknown, publish = true): Promise<string> {
-    await call(`${api}/flows`, { method: 'POST', bearer: admin, ...json({ id, name: id }) });
-    const v = await call(`${api}/flows/${id}/versions`, { method: 'POST', bearer: admin, ...json(doc) });
-    expect(v.status).toBe(201);
-    if (publish) expect((await call(`${api}/flows/${id}/publish`, { method: 'POST', bearer: admin, ...json({ versionID: v.body.versionId }) })).status).toBe(200);
-    return v.body.versionId as string;
-  }
+  const flow = (id: string, doc: unknown) => publishFlow(api, admin, id, doc);
 
   beforeAll(async () => {
     platform = await startStandalone({ env: testEnv() });

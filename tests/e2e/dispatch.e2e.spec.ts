@@ -1,5 +1,6 @@
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
 import { call, json, testEnv, token, until } from '../support/http';
+import { publishFlow } from '../support/flows';
 
 /** Route deployments dispatched through the gateway (issue 6 item 8). */
 
@@ -26,11 +27,7 @@ describe('route dispatcher through the gateway', () => {
   let user: string;
   let api: string;
 
-  async function publish(id: string, doc: unknown): Promise<void> {
-    await call(`${api}/flows`, { method: 'POST', bearer: admin, ...json({ id, name: id }) });
-    const v = await call(`${api}/flows/${id}/versions`, { method: 'POST', bearer: admin, ...json(doc) });
-    expect((await call(`${api}/flows/${id}/publish`, { method: 'POST', bearer: admin, ...json({ versionID: v.body.versionId }) })).status).toBe(200);
-  }
+  const publish = (id: string, doc: unknown) => publishFlow(api, admin, id, doc);
   const greet = (id: string, body: unknown, bearer?: string, session?: string) =>
     call(`${api}/orders/${id}/greetings`, { method: 'POST', bearer, headers: { 'content-type': 'application/json', ...(session ? { 'x-session-id': session } : {}) }, body: JSON.stringify(body) });
 

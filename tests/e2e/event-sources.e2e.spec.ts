@@ -2,6 +2,7 @@ import { NODE_REGISTRY } from '@flowplane/flow-runtime';
 import type { NodeRegistry } from '@flowplane/flow/engine';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
 import { call, json, testEnv, token, until } from '../support/http';
+import { publishFlow } from '../support/flows';
 
 const eventFlow = (eventName: string, groupID: string, middle?: Record<string, unknown>) => ({
   name: 'Event flow',
@@ -24,12 +25,7 @@ describe('event-source flows', () => {
   let admin: string;
   let api: string;
 
-  async function publishFlow(id: string, doc: unknown): Promise<void> {
-    await call(`${api}/flows`, { method: 'POST', bearer: admin, ...json({ id, name: id }) });
-    const v = await call(`${api}/flows/${id}/versions`, { method: 'POST', bearer: admin, ...json(doc) });
-    const p = await call(`${api}/flows/${id}/publish`, { method: 'POST', bearer: admin, ...json({ versionID: v.body.versionId }) });
-    expect(p.status).toBe(200);
-  }
+  const publish = (id: string, doc: unknown) => publishFlow(api, admin, id, doc);
 
   beforeAll(async () => {
     platform = await startStandalone({ env: testEnv({ BUS_MAX_ATTEMPTS: '2' }) });
@@ -39,7 +35,7 @@ describe('event-source flows', () => {
   afterAll(() => platform?.close());
 
   it('subscribes on publish, with no restart, and runs once per published event', async () => {
-    await publishFlow('on-order', eventFlow('orders.created', 'orders-flow'));
+    await publish('on-order', eventFlow('orders.created', 'orders-flow'));
     const subs = await until(
       async () => (await call(`${api}/flows/on-order/subscriptions`, { bearer: admin })).body,
       (b: Array<{ state: string }>) => b[0]?.state === 'active',
@@ -57,7 +53,7 @@ describe('event-source flows', () => {
   });
 
   it('unsubscribes on unpublish and subscribes again on rollback', async () => {
-    await publishFlow('on-refund', eventFlow('refunds.created', 'refunds-flow'));
+    await publish('on-refund', eventFlow('refunds.created', 'refunds-flow'));
     await until(
       async () => (await call(`${api}/flows/on-refund/subscriptions`, { bearer: admin })).body,
       (b: Array<{ state: string }>) => b[0]?.state === 'active',
@@ -96,7 +92,7 @@ describe('event-source flows', () => {
     registry.define({ id: 'test/always-fails', name: 'Always fails', kind: 'action', inputs: [{ port: 'in' }], outputs: [{ port: 'out' }] }, async () => {
       throw new Error('downstream system refused the job');
     });
-    await publishFlow('bad-job', eventFlow('jobs.bad', 'bad-job-flow', { action_ref: 'test/always-fails' }));
+    await publish('bad-job', eventFlow('jobs.bad', 'bad-job-flow', { action_ref: 'test/always-fails' }));
     await until(
       async () => (await call(`${api}/flows/bad-job/subscriptions`, { bearer: admin })).body,
       (b: Array<{ state: string }>) => b[0]?.state === 'active',

@@ -4,16 +4,8 @@ import { KafkaEventBus } from '@flowplane/platform/bus';
 import { describeIntegration, type KafkaMock, kafkaMockUnavailable, startKafkaMock } from '@flowplane/platform/testing';
 import { type SplitPlatform, startSplit } from '../../tools/split/split';
 import { call, json, parseSse, tempDir, TEST_SECRET, token, until } from '../support/http';
+import { passThroughFlow, publishFlow } from '../support/flows';
 
-const passThrough = {
-  name: 'Pass-through',
-  nodes: [
-    { id: 'start', name: 'Start', kind: 'start' },
-    { id: 'end', name: 'End', kind: 'end' },
-  ],
-  edges: [{ id: 'e1', from: 'start', to: 'end' }],
-  meta: { positions: { start: { x: 0, y: 0 }, end: { x: 200, y: 0 } } },
-};
 
 const eventFlow = (eventName: string, groupID: string) => ({
   name: 'Event flow',
@@ -54,13 +46,7 @@ describeIntegration('flow-runtime in split mode with two replicas', kafkaMockUna
   /** The first due time of the every-minute entry, as PUT answered it. */
   let firstDue: number;
 
-  async function publishFlow(base: string, id: string, doc: unknown): Promise<void> {
-    expect((await call(`${base}/flows`, { method: 'POST', bearer: admin, ...json({ id, name: id }) })).status).toBe(201);
-    const v = await call(`${base}/flows/${id}/versions`, { method: 'POST', bearer: admin, ...json(doc) });
-    expect(v.status).toBe(201);
-    const p = await call(`${base}/flows/${id}/publish`, { method: 'POST', bearer: admin, ...json({ versionID: v.body.versionId }) });
-    expect(p.status).toBe(200);
-  }
+  const publish = (base: string, id: string, doc: unknown) => publishFlow(base, admin, id, doc);
 
   beforeAll(async () => {
     dataDir = tempDir('flow-runtime-split');
@@ -115,7 +101,7 @@ describeIntegration('flow-runtime in split mode with two replicas', kafkaMockUna
   });
 
   it('creates, saves, publishes and runs a flow through the gateway, waiting and as Server-Sent Events', async () => {
-    await publishFlow(api, 'split-echo', passThrough);
+    await publish(api, 'split-echo', passThroughFlow);
     const versions = await call(`${api}/flows/split-echo/versions`, { bearer: admin });
     expect(versions.status).toBe(200);
 
@@ -139,8 +125,8 @@ describeIntegration('flow-runtime in split mode with two replicas', kafkaMockUna
 
   it('runs an event-source flow once per published event across both replicas (one consumer group)', async () => {
     // The same flow published on each replica (each has its own store): both join group split-orders-flow.
-    await publishFlow(api, 'split-orders', eventFlow('split.orders', 'split-orders-flow'));
-    await publishFlow(replica2, 'split-orders', eventFlow('split.orders', 'split-orders-flow'));
+    await publish(api, 'split-orders', eventFlow('split.orders', 'split-orders-flow'));
+    await publish(replica2, 'split-orders', eventFlow('split.orders', 'split-orders-flow'));
     const bases = [api, replica2];
     const states = () => Promise.all(bases.map(async (b) => (await call(`${b}/flows/split-orders/subscriptions`, { bearer: admin })).body?.[0]));
     const active = await until(states, (s) => s.every((x) => x?.state === 'active'), 60000);
@@ -192,7 +178,7 @@ describeIntegration('flow-runtime in split mode with two replicas', kafkaMockUna
       ],
       meta: { route: { method: 'GET', path: '/split-hello/{name}', success_status: 200 } },
     };
-    await publishFlow(api, 'split-greeter', greeter);
+    await publish(api, 'split-greeter', greeter);
     const created = await call(`${api}/deployments`, { method: 'POST', bearer: admin, ...json({ id: 'split-hello', name: 'Split hello', kind: 'route', auth: { mode: 'public' }, variants: [{ label: 'stable', flowId: 'split-greeter', weight: 1 }] }) });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ route: { method: 'GET', path: '/split-hello/{name}' }, contributes: { routes: [{ method: 'GET', path: '/split-hello/{name}' }] } });

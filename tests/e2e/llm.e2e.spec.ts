@@ -3,6 +3,7 @@ import { type LlmUsageRecordedPayload, Topics } from '@flowplane/contracts';
 import { LLM_RUNTIME, type LlmRuntime } from '../../libs/flow/runtime/src/llm/llm.tokens';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
 import { call, parseSse, testEnv, token } from '../support/http';
+import { publishFlow } from '../support/flows';
 
 
 
@@ -34,12 +35,7 @@ describe('LLM layer through the gateway', () => {
   let api: string;
   const json = (method: string, body: unknown) => ({ method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
-  async function publish(id: string, doc: unknown): Promise<void> {
-    expect((await call(`${api}/flows`, { bearer: admin, ...json('POST', { id, name: id }) })).status).toBe(201);
-    const v = await call(`${api}/flows/${id}/versions`, { bearer: admin, ...json('POST', doc) });
-    expect(v.status).toBe(201);
-    expect((await call(`${api}/flows/${id}/publish`, { bearer: admin, ...json('POST', { versionID: v.body.versionId }) })).status).toBe(200);
-  }
+  const publish = (id: string, doc: unknown) => publishFlow(api, admin, id, doc);
 
   async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 5000): Promise<T> {
     const deadline = Date.now() + timeoutMs;

@@ -1,15 +1,7 @@
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
 import { call, json, parseSse, testEnv, token } from '../support/http';
+import { passThroughFlow, publishFlow } from '../support/flows';
 
-const passThrough = {
-  name: 'Pass-through',
-  nodes: [
-    { id: 'start', name: 'Start', kind: 'start' },
-    { id: 'end', name: 'End', kind: 'end' },
-  ],
-  edges: [{ id: 'e1', from: 'start', to: 'end' }],
-  meta: { positions: { start: { x: 0, y: 0 }, end: { x: 200, y: 0 } } },
-};
 
 
 
@@ -22,9 +14,7 @@ describe('runs through the gateway', () => {
     platform = await startStandalone({ env: testEnv() });
     admin = await token('alice', ['admin:access']);
     api = `${platform.url}/api/v1`;
-    await call(`${api}/flows`, { method: 'POST', bearer: admin, ...json({ id: 'echo-run', name: 'Echo run' }) });
-    const v = await call(`${api}/flows/echo-run/versions`, { method: 'POST', bearer: admin, ...json(passThrough) });
-    await call(`${api}/flows/echo-run/publish`, { method: 'POST', bearer: admin, ...json({ versionID: v.body.versionId }) });
+    await publishFlow(api, admin, 'echo-run', passThroughFlow, { name: 'Echo run' });
   });
   afterAll(() => platform?.close());
 

@@ -1,29 +1,15 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import type { UsageContext, UsageSource } from '@flowplane/llm';
-import type { LlmCallStatus } from '@flowplane/contracts';
+import type { UsageRecord } from '@flowplane/llm';
 import { SERVICE_CONFIG, type ServiceConfig, STORE } from '@flowplane/platform/service';
 import { type Collection, DuplicateKeyError, type Filter, type Store, type StoreDocument } from '@flowplane/platform/store';
 import type { FlowRuntimeEnv } from '../flow-runtime.env';
 
-/** A stored ledger row (`llm_usage`). */
-export interface UsageEntry extends Omit<UsageContext, 'assistant'> {
-  usageId: string;
+/** A stored ledger row (`llm_usage`): the recorded call, dated, with its pricing settled. */
+export interface UsageEntry extends Omit<UsageRecord, 'recordedAt' | 'assistant'> {
   recordedAt: Date;
-  providerId: string;
-  model: string;
   assistant: boolean;
-  promptTokens: number;
-  completionTokens: number;
-  totalTokens: number;
-  latencyMs: number;
-  usageSource: UsageSource;
-  status: LlmCallStatus;
-  errorCode?: string;
   /** `priced` with cost and currency, or `unpriced` (no price known: never counted as zero). */
   pricing: 'priced' | 'unpriced';
-  cost?: number;
-  currency?: string;
-  service?: string;
 }
 
 interface UsageDoc extends StoreDocument, Omit<UsageEntry, 'usageId'> {

@@ -54,6 +54,22 @@ async function evictionCount(url: string): Promise<number> {
 
 const acksOf = (c: HubClient) => c.of('subscribed').length + c.of('unsubscribed').length;
 
+/**
+ * Sends a subscribe or unsubscribe frame and waits for its ack. Returns false (and sends nothing)
+ * for a client already closed, or when the client closed before the ack came.
+ */
+async function roomAction(r: Real, client: number, action: 'subscribe' | 'unsubscribe', room: string): Promise<boolean> {
+  const c = r.clients[client];
+  if (r.dead[client] || c.closed) {
+    r.dead[client] = true;
+    return false;
+  }
+  c.send({ action, room: `${r.prefix}${room}` });
+  r.acks[client]++;
+  await c.until(() => acksOf(c) >= r.acks[client] || c.closed !== undefined, 5000, `${action}d ack`);
+  return !c.closed;
+}
+
 class Join implements fc.AsyncCommand<Model, Real> {
   constructor(
     readonly client: number,
@@ -61,12 +77,7 @@ class Join implements fc.AsyncCommand<Model, Real> {
   ) {}
   check = (m: Readonly<Model>) => !m.stalled[this.client];
   async run(m: Model, r: Real): Promise<void> {
-    const c = r.clients[this.client];
-    if (r.dead[this.client] || c.closed) return void (r.dead[this.client] = true);
-    c.send({ action: 'subscribe', room: `${r.prefix}${this.room}` });
-    r.acks[this.client]++;
-    await c.until(() => acksOf(c) >= r.acks[this.client] || c.closed !== undefined, 5000, 'subscribed ack');
-    if (!c.closed) m.members[this.client].add(this.room);
+    if (await roomAction(r, this.client, 'subscribe', this.room)) m.members[this.client].add(this.room);
   }
   toString = () => `join(c${this.client}, ${this.room})`;
 }
@@ -78,11 +89,7 @@ class Leave implements fc.AsyncCommand<Model, Real> {
   ) {}
   check = (m: Readonly<Model>) => !m.stalled[this.client];
   async run(m: Model, r: Real): Promise<void> {
-    const c = r.clients[this.client];
-    if (r.dead[this.client] || c.closed) return void (r.dead[this.client] = true);
-    c.send({ action: 'unsubscribe', room: `${r.prefix}${this.room}` });
-    r.acks[this.client]++;
-    await c.until(() => acksOf(c) >= r.acks[this.client] || c.closed !== undefined, 5000, 'unsubscribed ack');
+    await roomAction(r, this.client, 'unsubscribe', this.room);
     m.members[this.client].delete(this.room);
   }
   toString = () => `leave(c${this.client}, ${this.room})`;

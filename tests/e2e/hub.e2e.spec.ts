@@ -107,7 +107,7 @@ describe('hub', () => {
       c.send({ action: 'subscribe', room: 'lobby' });
       expect(await c.frameAt(0)).toEqual({ type: 'subscribed', room: 'lobby', data: null, ts: expect.any(String) });
       c.send({ action: 'ping' });
-      expect(await c.frameAt(1)).toMatchObject({ type: 'pong', room: null });
+      expect(await c.frameAt(1)).toMatchObject({ type: 'pong', room: '' });
       expect((await broadcast('lobby', { n: 1 })).body.delivered).toBe(1);
       expect(await c.frameAt(2)).toMatchObject({ type: 'message', room: 'lobby', data: { n: 1 } });
       c.send({ action: 'unsubscribe', room: 'lobby' });

@@ -1,9 +1,18 @@
 import { DefaultRoomPolicy } from './room-policy';
-import { parseClientFrame, roomNameProblem } from './hub-envelope';
+import { encodeFrame, parseClientFrame, roomNameProblem } from './hub-envelope';
 import { originAllowed } from './hub-sockets';
 import type { IncomingMessage } from 'node:http';
 
 const principal = (sub: string, extra: Partial<{ service: boolean; superuser: boolean }> = {}) => ({ sub, perms: [], active: true, superuser: false, service: false, ...extra });
+
+describe('envelope', () => {
+  it('always carries type, room as a string, data and an ISO timestamp', () => {
+    const pong = JSON.parse(encodeFrame('pong'));
+    expect(pong).toEqual({ type: 'pong', room: '', data: null, ts: expect.any(String) });
+    expect(new Date(pong.ts).toISOString()).toBe(pong.ts);
+    expect(JSON.parse(encodeFrame('message', 'r1', { a: 1 }))).toMatchObject({ type: 'message', room: 'r1', data: { a: 1 } });
+  });
+});
 
 describe('client frames', () => {
   it('accepts subscribe, unsubscribe and ping only', () => {

@@ -1,8 +1,8 @@
 /** Envelope of every hub frame sent to a client (spec: "Hub message envelope"). */
 export interface HubFrame {
   type: string;
-  /** null on frames about no room (pong, connection-level errors). */
-  room: string | null;
+  /** Always a string (the spec's type): `""` on frames about no room (pong, connection-level errors). */
+  room: string;
   /** null when there is no payload (acks). */
   data: unknown;
   ts: string;
@@ -16,7 +16,7 @@ export const DEFAULT_MESSAGE_TYPE = 'message';
 
 /** Serialises one envelope; broadcasts serialise once and share the string with every member. */
 export function encodeFrame(type: string, room?: string, data?: unknown): string {
-  return JSON.stringify({ type, room: room ?? null, data: data ?? null, ts: new Date().toISOString() } satisfies HubFrame);
+  return JSON.stringify({ type, room: room ?? '', data: data ?? null, ts: new Date().toISOString() } satisfies HubFrame);
 }
 
 /** Room names: 1-200 of letters, digits and `_ . : @ | + -`, starting with a letter or digit. */

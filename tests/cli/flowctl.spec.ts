@@ -1,10 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { Parser as AsyncApiParser } from '@asyncapi/parser';
 import { parse as parseYaml } from 'yaml';
+import { createEmbeddedStore } from '@flowplane/platform/store';
 
 /**
  * flowctl as users run it: the real binary (dist/, built by `npm test`), on the fixtures, checking
@@ -131,5 +132,69 @@ describe('flowctl', () => {
     const r = flowctl(['export', '-', '--format', 'json'], readFileSync(fixture, 'utf8'));
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).title).toBe('Order Service');
+  });
+
+  describe('store verify and repair', () => {
+    /** A DATA_DIR with two service stores of three records each; `damage` edits the profiles journal. */
+    async function dataDir(damage: (text: string) => string = (t) => t): Promise<{ data: string; journal: string }> {
+      const data = mkdtempSync(path.join(tmpdir(), 'flowctl-store-'));
+      for (const svc of ['deployments', 'profiles']) {
+        const s = await createEmbeddedStore({ dir: path.join(data, svc), fsync: 'never', ttlReapIntervalMs: 0 });
+        for (const id of ['a', 'b', 'c']) await s.collection('x').insertOne({ _id: id });
+        await s.close();
+      }
+      const journal = path.join(data, 'profiles', 'journal-1.jsonl');
+      writeFileSync(journal, damage(readFileSync(journal, 'utf8')));
+      return { data, journal };
+    }
+
+    it('verify: exit 0 and the record counts of every service store when all are clean', async () => {
+      const { data } = await dataDir();
+      const r = flowctl(['store', 'verify', data]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain(`${path.join(data, 'deployments')}: clean\n  journal-1.jsonl: 129 bytes, 3 records, ok`);
+      expect(r.stdout).toContain(`${path.join(data, 'profiles')}: clean`);
+    });
+
+    it('verify: exit 1 naming the first bad record, its byte offset and the reason', async () => {
+      const { data, journal } = await dataDir((t) => t.replace('"_id":"b"', '"_id":"B"'));
+      const offset = readFileSync(journal, 'utf8').indexOf('\n') + 1;
+      const r = flowctl(['store', 'verify', data]);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toContain(`${path.join(data, 'deployments')}: clean`);
+      expect(r.stdout).toContain(`${path.join(data, 'profiles')}: CORRUPT (the store refuses to open)`);
+      expect(r.stdout).toMatch(new RegExp(`first bad record: #2 at byte ${offset}: checksum mismatch: stored [0-9a-f]{8}, computed [0-9a-f]{8}`));
+      const json = JSON.parse(flowctl(['store', 'verify', path.join(data, 'profiles'), '--format', 'json']).stdout);
+      expect(json.stores[0].files[0]).toMatchObject({ records: 1, firstBad: { record: 2, offset, tornTail: false } });
+    });
+
+    it('repair --truncate-at-first-bad keeps a backup, reports what it dropped, and the store opens with the rest', async () => {
+      const { data, journal } = await dataDir((t) => t.replace('"_id":"b"', '"_id":"B"'));
+      const before = readFileSync(journal);
+      const offset = before.indexOf('\n') + 1;
+      const r = flowctl(['store', 'repair', data, '--truncate-at-first-bad']);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain(`${path.join(data, 'deployments')}: clean, nothing to repair`);
+      expect(r.stdout).toMatch(new RegExp(`profiles: truncated journal-1\\.jsonl at byte ${offset} \\(backup journal-1\\.jsonl\\.bak-[0-9TZ-]+\\)`));
+      expect(r.stdout).toContain(`dropped 2 records (1 of them intact after the damage) and ${before.length - offset} bytes`);
+      const backup = readdirSync(path.dirname(journal)).find((f) => f.startsWith('journal-1.jsonl.bak-'))!;
+      expect(readFileSync(path.join(path.dirname(journal), backup))).toEqual(before);
+      expect(statSync(journal).size).toBe(offset);
+      expect(flowctl(['store', 'verify', data]).code).toBe(0);
+      const s = await createEmbeddedStore({ dir: path.dirname(journal), fsync: 'never', ttlReapIntervalMs: 0 });
+      expect(await s.collection('x').find({})).toEqual([{ _id: 'a' }]);
+      await s.close();
+    });
+
+    it('answers store usage errors with exit 2', async () => {
+      const { data } = await dataDir();
+      const noFlag = flowctl(['store', 'repair', data]);
+      expect(noFlag.code).toBe(2);
+      expect(noFlag.stderr).toContain('needs --truncate-at-first-bad');
+      expect(flowctl(['store', 'verify', path.join(data, 'nope')]).stderr).toContain('no such directory');
+      expect(flowctl(['store', 'verify', dir]).stderr).toContain('no embedded store under');
+      expect(flowctl(['store', 'fix', data]).code).toBe(2);
+      expect(flowctl(['store', 'verify']).code).toBe(2);
+    });
   });
 });

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   convertDocument,
@@ -16,10 +17,19 @@ import {
   UnknownFormatError,
   SOURCE_FORMATS,
 } from '@flowplane/flow/compile';
+import {
+  findStoreDirs,
+  repairStoreDir,
+  StoreRepairError,
+  type StoreFileReport,
+  type StoreReport,
+  verifyStoreDir,
+} from '@flowplane/platform/store';
 
 /**
- * flowctl: the compile pipeline from the command line (issue 5 item 8).
- * Exit codes: 0 success, 1 the document has errors (or warnings with --strict), 2 usage errors.
+ * flowctl: the compile pipeline from the command line, and checks of the embedded store's files.
+ * Exit codes: 0 success, 1 the document has errors (or warnings with --strict) or a store is
+ * damaged, 2 usage errors.
  */
 
 const VERSION = '0.1.0';
@@ -34,6 +44,14 @@ Commands:
       Checks a document (codes FDL001..FDL060). Exit 1 on errors; warnings fail only with --strict.
   tools <file> [--select ${TOOL_SELECTIONS.join('|')}] [--from <source>] [--out <file>]
       Prints function-calling tool definitions (JSON).
+  store verify <dir> [--format text|json]
+      Reads the embedded stores under <dir> (DATA_DIR, or one service's DATA_DIR/<service>) without
+      opening them: records per journal and snapshot, and the first bad record (byte offset, reason).
+      Exit 0 when every file is clean, 1 otherwise.
+  store repair <dir> --truncate-at-first-bad
+      Cuts each damaged journal at its first bad record (a copy is kept as <journal>.bak-<time>;
+      journals written after it are moved aside the same way) and reports the records and bytes
+      dropped. Stop the platform first. Exit 0 when every store opens afterwards, 1 otherwise.
 
 Sources (--from, default auto-detected): ${SOURCE_FORMATS.join(', ')}.
 Use "-" as <file> to read standard input.
@@ -42,7 +60,9 @@ Examples:
   flowctl export orders.flow.yaml --format openapi --out openapi.json
   flowctl export orders.flow.yaml --format asyncapi
   flowctl validate orders.flow.yaml --format sarif > flowctl.sarif
-  flowctl tools orders.flow.yaml --select commands`;
+  flowctl tools orders.flow.yaml --select commands
+  flowctl store verify .data
+  flowctl store repair .data/profiles --truncate-at-first-bad`;
 
 class UsageError extends Error {}
 
@@ -88,6 +108,7 @@ function run(argv: string[], io: Io): number {
         select: { type: 'string' },
         syntax: { type: 'string' },
         strict: { type: 'boolean', default: false },
+        'truncate-at-first-bad': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
         version: { type: 'boolean', short: 'v', default: false },
       },
@@ -105,7 +126,8 @@ function run(argv: string[], io: Io): number {
     (values.help ? io.stdout : io.stderr)(usage + '\n');
     return values.help ? 0 : 2;
   }
-  if (!['export', 'validate', 'tools'].includes(command)) throw new UsageError(`unknown command "${command}"; commands: export, validate, tools`);
+  if (command === 'store') return store(positionals.slice(1), values, io);
+  if (!['export', 'validate', 'tools'].includes(command)) throw new UsageError(`unknown command "${command}"; commands: export, validate, tools, store`);
   if (!file) throw new UsageError(`${command} needs a file`);
   if (extra.length) throw new UsageError(`unexpected argument "${extra[0]}"`);
   const from = sourceFormat(values.from);
@@ -151,6 +173,72 @@ function run(argv: string[], io: Io): number {
       return 0;
     }
   }
+}
+
+function store(args: string[], values: { format?: string; 'truncate-at-first-bad'?: boolean }, io: Io): number {
+  const [action, dir, ...extra] = args;
+  if (action !== 'verify' && action !== 'repair') throw new UsageError(`store needs "verify" or "repair", not ${action ? `"${action}"` : 'nothing'}`);
+  if (!dir) throw new UsageError(`store ${action} needs a directory (DATA_DIR or DATA_DIR/<service>)`);
+  if (extra.length) throw new UsageError(`unexpected argument "${extra[0]}"`);
+  let dirs: string[];
+  try {
+    dirs = findStoreDirs(dir);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new UsageError(`cannot read ${dir}: ${code === 'ENOENT' ? 'no such directory' : code === 'ENOTDIR' ? 'not a directory' : (e as Error).message}`);
+  }
+  if (dirs.length === 0) throw new UsageError(`no embedded store under ${dir} (looked for snapshot.jsonl or journal-<n>.jsonl in it and in its sub-directories)`);
+
+  if (action === 'verify') {
+    const format = (values.format ?? 'text').toLowerCase();
+    if (format !== 'text' && format !== 'json') throw new UsageError(`unknown report format "${values.format}"; valid: text, json`);
+    const reports = dirs.map(verifyStoreDir);
+    io.stdout(format === 'json' ? JSON.stringify({ stores: reports }, null, 2) + '\n' : reports.map(formatStoreReport).join(''));
+    return reports.every((r) => r.clean) ? 0 : 1;
+  }
+
+  if (!values['truncate-at-first-bad']) throw new UsageError('store repair needs --truncate-at-first-bad (the one repair there is: drop the damaged record and everything after it)');
+  let failed = 0;
+  for (const d of dirs) {
+    try {
+      const r = repairStoreDir(d);
+      if (!r.repaired) {
+        io.stdout(`${d}: clean, nothing to repair\n`);
+        continue;
+      }
+      const t = r.truncated!;
+      io.stdout(
+        `${d}: truncated ${path.basename(t.file)} at byte ${t.offset} (backup ${path.basename(t.backup)})\n` +
+          r.removedJournals.map((j) => `  moved aside the later journal ${path.basename(j.file)} (now ${path.basename(j.backup)})\n`).join('') +
+          `  dropped ${r.droppedRecords} record${r.droppedRecords === 1 ? '' : 's'} (${r.droppedValidRecords} of them intact after the damage) and ${r.droppedBytes} bytes\n`,
+      );
+    } catch (e) {
+      if (!(e instanceof StoreRepairError)) throw e;
+      failed++;
+      io.stderr(`${d}: not repaired: ${e.message}\n`);
+    }
+  }
+  return failed ? 1 : 0;
+}
+
+function formatStoreReport(r: StoreReport): string {
+  const state = r.clean ? 'clean' : r.opens ? 'damaged (only a torn last record: the store cuts it off itself on its next start)' : 'CORRUPT (the store refuses to open)';
+  const lines = [`${r.dir}: ${state}${r.lockedBy !== undefined ? ` [open in process ${r.lockedBy}]` : ''}`];
+  for (const f of r.files) lines.push(`  ${formatFile(f)}`);
+  return lines.join('\n') + '\n';
+}
+
+function formatFile(f: StoreFileReport): string {
+  const name = path.basename(f.file);
+  if (f.kind === 'stale-journal') return `${name}: ${f.bytes} bytes, older than the snapshot (removed on the next start)`;
+  const head = `${name}: ${f.bytes} bytes, ${f.records} record${f.records === 1 ? '' : 's'}`;
+  const b = f.firstBad;
+  if (!b) return `${head}, ok`;
+  return (
+    `${head} before the first bad one\n` +
+    `    first bad record: #${b.record} at byte ${b.offset}: ${b.reason}\n` +
+    `    from there to the end: ${b.linesAfter} line${b.linesAfter === 1 ? '' : 's'} (${b.validAfter} intact), ${b.bytesAfter} bytes`
+  );
 }
 
 if (require.main === module) {

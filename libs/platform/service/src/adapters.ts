@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { createEventBus, type EventBus } from '@flowplane/platform/bus';
-import { createStore, type Store } from '@flowplane/platform/store';
+import { createStore, ensurePrivateDir, type Store } from '@flowplane/platform/store';
 import { createVectorStore, type VectorStore } from '@flowplane/platform/vector';
 import type { ServiceConfig } from './service-definition';
 
@@ -18,7 +18,9 @@ export function busFromConfig(c: ServiceConfig, service: string): EventBus {
 }
 
 /** Creates the document store chosen by STORE: embedded under DATA_DIR/<service>, memory, or MongoDB. */
-export function storeFromConfig(c: ServiceConfig, service: string): Promise<Store> {
+export async function storeFromConfig(c: ServiceConfig, service: string): Promise<Store> {
+  // DATA_DIR holds every service's documents, secrets included: owner-only like the stores in it.
+  if (c.STORE === 'embedded') await ensurePrivateDir(path.resolve(c.DATA_DIR as string));
   return createStore({
     engine: c.STORE as 'embedded' | 'memory' | 'mongo',
     dir: path.resolve(c.DATA_DIR as string, service),

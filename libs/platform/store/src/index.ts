@@ -5,7 +5,21 @@ export {
   createEmbeddedStore,
   createMemoryStore,
 } from './embedded.store';
-export type { FsyncPolicy } from './journal.persistence';
+export {
+  type BadRecord,
+  type FsyncPolicy,
+  PRIVATE_DIR_MODE,
+  PRIVATE_FILE_MODE,
+  type RepairReport,
+  type StoreFileReport,
+  type StoreReport,
+  StoreRepairError,
+  ensurePrivateDir,
+  findStoreDirs,
+  isStoreDir,
+  repairStoreDir,
+  verifyStoreDir,
+} from './journal.persistence';
 export { MongoStore, type MongoStoreOptions, createMongoStore } from './mongo.store';
 export { type StoreConfig, type StoreEngine, createStore } from './store.factory';
 export { type TtlRule, isExpired, withLiveFilter } from './ttl.util';

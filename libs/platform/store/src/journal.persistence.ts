@@ -26,7 +26,9 @@
  * journal, both of which load to the same state.
  */
 import {
+  chmodSync,
   closeSync,
+  copyFileSync,
   existsSync,
   fdatasync,
   fdatasyncSync,
@@ -35,6 +37,8 @@ import {
   openSync,
   readFileSync,
   readdirSync,
+  renameSync,
+  statSync,
   unlinkSync,
   writeSync,
 } from 'node:fs';
@@ -80,6 +84,9 @@ const SNAPSHOT_TMP = 'snapshot.tmp';
 const LOCK = 'LOCK';
 const JOURNAL_RE = /^journal-(\d+)\.jsonl$/;
 const CHUNK_BYTES = 1 << 20;
+/** Store files hold every document, secrets included: owner-only, whatever the umask. */
+export const PRIVATE_FILE_MODE = 0o600;
+export const PRIVATE_DIR_MODE = 0o700;
 
 // Directories opened by this process: a second open of the same directory would interleave two
 // writers in one journal, so it is refused like an open from another process.
@@ -172,6 +179,64 @@ function parseLines(buf: Buffer): ParsedLines {
   return { records, goodBytes: pos, bad: false, validAfterBad: false };
 }
 
+/** Why the line at `start` is not a valid record (for the corruption report). */
+function badLineReason(buf: Buffer, start: number): string {
+  const nl = buf.indexOf(0x0a, start);
+  if (nl < 0) return 'incomplete record: no newline before the end of the file';
+  if (nl - start < 10 || buf[start + 8] !== 0x20) return "malformed frame: expected '<crc32 hex> <json>'";
+  const want = parseInt(buf.toString('latin1', start, start + 8), 16);
+  if (Number.isNaN(want)) return 'malformed frame: the checksum is not hexadecimal';
+  const got = crc32(buf.subarray(start + 9, nl));
+  if (got !== want) {
+    const hex = (n: number) => n.toString(16).padStart(8, '0');
+    return `checksum mismatch: stored ${hex(want)}, computed ${hex(got)}`;
+  }
+  return 'invalid JSON';
+}
+
+/** Lines (newline-terminated, plus a trailing fragment) and how many of them are valid records. */
+function countLines(buf: Buffer, from: number): { lines: number; valid: number } {
+  let lines = 0;
+  let valid = 0;
+  let p = from;
+  while (p < buf.length) {
+    const nl = buf.indexOf(0x0a, p);
+    lines++;
+    if (nl < 0) break;
+    if (parseLine(buf, p, nl) !== undefined) valid++;
+    p = nl + 1;
+  }
+  return { lines, valid };
+}
+
+function corruptMessage(file: string, dir: string, parsed: ParsedLines, buf: Buffer): string {
+  return (
+    `journal ${file} is corrupt at byte ${parsed.goodBytes} (record ${parsed.records.length + 1}: ` +
+    `${badLineReason(buf, parsed.goodBytes)}); refusing to open. ` +
+    `Run "flowctl store verify ${dir}" to see the damage and ` +
+    `"flowctl store repair ${dir} --truncate-at-first-bad" to cut the journal at its first bad record (a backup copy is kept)`
+  );
+}
+
+/**
+ * Gives a store directory and the files in it owner-only permissions, so a directory written by an
+ * older version (or under a lax umask) is tightened on open. Best effort: a file we do not own
+ * keeps its mode rather than stopping the store.
+ */
+export function restrictModes(dir: string): void {
+  const tighten = (p: string, mode: number) => {
+    try {
+      if ((statSync(p).mode & 0o777) !== mode) chmodSync(p, mode);
+    } catch {
+      // Not ours to change (or gone meanwhile): the store still works.
+    }
+  };
+  tighten(dir, PRIVATE_DIR_MODE);
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.isFile()) tighten(path.join(dir, entry.name), PRIVATE_FILE_MODE);
+  }
+}
+
 function fsyncDir(dir: string): void {
   let fd: number | undefined;
   try {
@@ -203,7 +268,7 @@ function acquireLock(dir: string): void {
       throw new StoreUnavailableError(`store directory ${dir} is locked by process ${pid}`);
     }
   }
-  const fd = openSync(file, 'w');
+  const fd = openSync(file, 'w', PRIVATE_FILE_MODE);
   writeSync(fd, String(process.pid));
   closeSync(fd);
   openDirs.add(dir);
@@ -292,7 +357,8 @@ export class Journal {
     opts: JournalOptions,
   ): Promise<{ journal: Journal; state: Map<string, LoadedCollection> }> {
     const dir = path.resolve(opts.dir);
-    await mkdir(dir, { recursive: true });
+    await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+    restrictModes(dir);
     acquireLock(dir);
     try {
       return Journal.load({ ...opts, dir });
@@ -315,8 +381,12 @@ export class Journal {
       const parsed = parseLines(buf);
       const header = parsed.records[0] as { v?: number; gen?: number } | undefined;
       const footer = parsed.records[parsed.records.length - 1] as { o?: string; n?: number } | undefined;
-      if (parsed.bad || !header || header.v !== 1 || typeof header.gen !== 'number' || footer?.o !== 'end') {
-        throw new StoreUnavailableError(`snapshot ${snapshotFile} is corrupt; refusing to open`);
+      const problem = snapshotProblem(buf, parsed);
+      if (problem || !header || typeof header.gen !== 'number' || footer?.o !== 'end') {
+        throw new StoreUnavailableError(
+          `snapshot ${snapshotFile} is corrupt (${problem}); refusing to open. ` +
+            `Run "flowctl store verify ${dir}" to see the damage; a snapshot cannot be truncated, restore it from a backup`,
+        );
       }
       gen = header.gen;
       for (let i = 1; i < parsed.records.length - 1; i++) applyRecord(state, parsed.records[i]);
@@ -336,9 +406,7 @@ export class Journal {
       const parsed = parseLines(buf);
       const last = i === live.length - 1;
       if (parsed.bad && (parsed.validAfterBad || !last)) {
-        throw new StoreUnavailableError(
-          `journal ${file} is corrupt at byte ${parsed.goodBytes}; refusing to open`,
-        );
+        throw new StoreUnavailableError(corruptMessage(file, dir, parsed, buf));
       }
       for (const rec of parsed.records) applyRecord(state, rec);
       if (parsed.bad) {
@@ -355,7 +423,7 @@ export class Journal {
         bytes = parsed.goodBytes;
       }
     }
-    const fd = openSync(path.join(dir, journalName(gen)), 'a');
+    const fd = openSync(path.join(dir, journalName(gen)), 'a', PRIVATE_FILE_MODE);
     if (live.length === 0) fsyncDir(dir);
     return { journal: new Journal(opts, fd, gen, bytes, snapshotBytes), state };
   }
@@ -490,14 +558,14 @@ export class Journal {
     const oldGen = this.gen;
     closeSync(this.fd);
     this.gen = oldGen + 1;
-    this.fd = openSync(path.join(dir, journalName(this.gen)), 'a');
+    this.fd = openSync(path.join(dir, journalName(this.gen)), 'a', PRIVATE_FILE_MODE);
     this.bytes = 0;
     this.dirty = false;
     fsyncDir(dir);
     const collections = capture();
 
     const tmp = path.join(dir, SNAPSHOT_TMP);
-    const fh = await open(tmp, 'w');
+    const fh = await open(tmp, 'w', PRIVATE_FILE_MODE);
     let written = 0;
     try {
       let chunk = frame(JSON.stringify({ v: 1, gen: this.gen }));
@@ -560,5 +628,233 @@ export class Journal {
   /** Size in bytes of the current journal generation (for tests and metrics). */
   get journalBytes(): number {
     return this.bytes;
+  }
+}
+
+/** What is wrong with a snapshot file, or undefined when it is whole. */
+function snapshotProblem(buf: Buffer, parsed: ParsedLines): string | undefined {
+  if (parsed.bad) return `record ${parsed.records.length + 1} at byte ${parsed.goodBytes}: ${badLineReason(buf, parsed.goodBytes)}`;
+  const header = parsed.records[0] as { v?: number; gen?: number } | undefined;
+  if (!header || header.v !== 1 || typeof header.gen !== 'number') return 'missing or unknown header';
+  const footer = parsed.records[parsed.records.length - 1] as { o?: string } | undefined;
+  if (footer?.o !== 'end') return 'no end record: the snapshot was cut short';
+  return undefined;
+}
+
+/** The first record that does not read back, in one file of a store. */
+export interface BadRecord {
+  /** 1-based position of the record in its file. */
+  record: number;
+  /** Byte offset where the bad record starts (everything before it is intact). */
+  offset: number;
+  reason: string;
+  /**
+   * Only the last record of the newest journal is damaged, as a crash during a write leaves it:
+   * the store cuts it off by itself on the next start.
+   */
+  tornTail: boolean;
+  /** Lines from the bad one to the end of the file, and how many of those are valid records. */
+  linesAfter: number;
+  validAfter: number;
+  bytesAfter: number;
+}
+
+/** One file of a store directory as `verifyStoreDir` found it. */
+export interface StoreFileReport {
+  file: string;
+  kind: 'snapshot' | 'journal' | 'stale-journal';
+  bytes: number;
+  /** Valid records before the first bad one (all of them when the file is clean). */
+  records: number;
+  firstBad?: BadRecord;
+}
+
+/** A store directory as `verifyStoreDir` found it. */
+export interface StoreReport {
+  dir: string;
+  /** True when every file reads back completely. */
+  clean: boolean;
+  /** True when the store would open (clean, or only a torn tail it repairs itself). */
+  opens: boolean;
+  files: StoreFileReport[];
+  /** Pid of a live process holding the store open, if any. */
+  lockedBy?: number;
+}
+
+function liveLockHolder(dir: string): number | undefined {
+  const file = path.join(dir, LOCK);
+  if (!existsSync(file)) return undefined;
+  const pid = Number(readFileSync(file, 'utf8').trim());
+  return Number.isInteger(pid) && pid > 0 && pid !== process.pid && pidAlive(pid) ? pid : undefined;
+}
+
+function liveJournalGens(dir: string, snapshotGen: number): { live: number[]; stale: number[] } {
+  const gens = readdirSync(dir)
+    .map((f) => JOURNAL_RE.exec(f))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => Number(m[1]))
+    .sort((a, b) => a - b);
+  return { live: gens.filter((g) => g >= snapshotGen), stale: gens.filter((g) => g < snapshotGen) };
+}
+
+function badRecord(buf: Buffer, parsed: ParsedLines, tornTail: boolean): BadRecord {
+  const after = countLines(buf, parsed.goodBytes);
+  return {
+    record: parsed.records.length + 1,
+    offset: parsed.goodBytes,
+    reason: badLineReason(buf, parsed.goodBytes),
+    tornTail,
+    linesAfter: after.lines,
+    validAfter: after.valid,
+    bytesAfter: buf.length - parsed.goodBytes,
+  };
+}
+
+/** True when `dir` holds the files of an embedded store. */
+export function isStoreDir(dir: string): boolean {
+  try {
+    return readdirSync(dir).some((f) => f === SNAPSHOT || JOURNAL_RE.test(f));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The store directories under `root`: `root` itself when it is one (`DATA_DIR/<service>`),
+ * otherwise each sub-directory that is (`DATA_DIR`), in name order.
+ */
+export function findStoreDirs(root: string): string[] {
+  const dir = path.resolve(root);
+  if (isStoreDir(dir)) return [dir];
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && isStoreDir(path.join(dir, e.name)))
+    .map((e) => path.join(dir, e.name))
+    .sort();
+}
+
+/** Reads every file of a store directory without opening the store (read-only, no lock taken). */
+export function verifyStoreDir(storeDir: string): StoreReport {
+  const dir = path.resolve(storeDir);
+  const files: StoreFileReport[] = [];
+  let snapshotGen = 1;
+  const snapshotFile = path.join(dir, SNAPSHOT);
+  if (existsSync(snapshotFile)) {
+    const buf = readFileSync(snapshotFile);
+    const parsed = parseLines(buf);
+    const report: StoreFileReport = { file: snapshotFile, kind: 'snapshot', bytes: buf.length, records: parsed.records.length };
+    const problem = snapshotProblem(buf, parsed);
+    if (parsed.bad) report.firstBad = badRecord(buf, parsed, false);
+    else if (problem) {
+      report.firstBad = { record: parsed.records.length, offset: buf.length, reason: problem, tornTail: false, linesAfter: 0, validAfter: 0, bytesAfter: 0 };
+    }
+    const header = parsed.records[0] as { gen?: number } | undefined;
+    if (typeof header?.gen === 'number') snapshotGen = header.gen;
+    files.push(report);
+  }
+  const { live, stale } = liveJournalGens(dir, snapshotGen);
+  for (const g of stale) {
+    const file = path.join(dir, journalName(g));
+    files.push({ file, kind: 'stale-journal', bytes: statSync(file).size, records: 0 });
+  }
+  live.forEach((g, i) => {
+    const file = path.join(dir, journalName(g));
+    const buf = readFileSync(file);
+    const parsed = parseLines(buf);
+    const report: StoreFileReport = { file, kind: 'journal', bytes: buf.length, records: parsed.records.length };
+    if (parsed.bad) report.firstBad = badRecord(buf, parsed, !parsed.validAfterBad && i === live.length - 1);
+    files.push(report);
+  });
+  const bad = files.filter((f) => f.firstBad);
+  return {
+    dir,
+    clean: bad.length === 0,
+    opens: bad.every((f) => f.firstBad?.tornTail),
+    files,
+    lockedBy: liveLockHolder(dir),
+  };
+}
+
+/** What `repairStoreDir` changed. */
+export interface RepairReport {
+  dir: string;
+  /** False when the store was clean and nothing was touched. */
+  repaired: boolean;
+  /** The journal cut at its first bad record, and where. */
+  truncated?: { file: string; offset: number; backup: string };
+  /** Whole journals after the cut, moved aside (renamed to their backup name). */
+  removedJournals: Array<{ file: string; backup: string }>;
+  /** Lines dropped (the bad record and everything after it), how many of them were valid, and bytes. */
+  droppedRecords: number;
+  droppedValidRecords: number;
+  droppedBytes: number;
+}
+
+/** Thrown when a store cannot be repaired by truncation (locked, or its snapshot is damaged). */
+export class StoreRepairError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoreRepairError';
+  }
+}
+
+/**
+ * Cuts the journals of a store at their first bad record: the damaged journal is copied to
+ * `<name>.bak-<time>` and truncated at the bad record's offset; newer journals (written after it)
+ * are renamed to their backup name. The store then opens with every record before the damage.
+ */
+export function repairStoreDir(storeDir: string, now: Date = new Date()): RepairReport {
+  const report = verifyStoreDir(storeDir);
+  const { dir } = report;
+  const result: RepairReport = { dir, repaired: false, removedJournals: [], droppedRecords: 0, droppedValidRecords: 0, droppedBytes: 0 };
+  if (report.clean) return result;
+  if (report.lockedBy !== undefined) {
+    throw new StoreRepairError(`${dir} is open in process ${report.lockedBy}: stop it before repairing the store`);
+  }
+  const snapshot = report.files.find((f) => f.kind === 'snapshot');
+  if (snapshot?.firstBad) {
+    throw new StoreRepairError(
+      `${snapshot.file} is corrupt (${snapshot.firstBad.reason}): a snapshot cannot be truncated; restore it from a backup`,
+    );
+  }
+  const journals = report.files.filter((f) => f.kind === 'journal');
+  const at = journals.findIndex((f) => f.firstBad);
+  const damaged = journals[at];
+  const bad = damaged.firstBad as BadRecord;
+  const suffix = `.bak-${now.toISOString().replace(/[:.]/g, '-')}`;
+  const backup = damaged.file + suffix;
+  copyFileSync(damaged.file, backup);
+  chmodSync(backup, PRIVATE_FILE_MODE);
+  const fd = openSync(damaged.file, 'r+');
+  try {
+    ftruncateSync(fd, bad.offset);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  result.truncated = { file: damaged.file, offset: bad.offset, backup };
+  result.droppedRecords = bad.linesAfter;
+  result.droppedValidRecords = bad.validAfter;
+  result.droppedBytes = bad.bytesAfter;
+  for (const later of journals.slice(at + 1)) {
+    const laterBackup = later.file + suffix;
+    const after = countLines(readFileSync(later.file), 0);
+    renameSync(later.file, laterBackup);
+    result.removedJournals.push({ file: later.file, backup: laterBackup });
+    result.droppedRecords += after.lines;
+    result.droppedValidRecords += after.valid;
+    result.droppedBytes += later.bytes;
+  }
+  fsyncDir(dir);
+  result.repaired = true;
+  return result;
+}
+
+/** Creates `dir` (and missing parents) owner-only, and tightens it when it already exists. */
+export async function ensurePrivateDir(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  try {
+    if ((statSync(dir).mode & 0o777) !== PRIVATE_DIR_MODE) chmodSync(dir, PRIVATE_DIR_MODE);
+  } catch {
+    // Not ours to change: the store directories inside are still owner-only.
   }
 }

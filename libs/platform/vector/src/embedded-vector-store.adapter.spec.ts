@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createEmbeddedVectorStore, type EmbeddedVectorStore } from './embedded-vector-store.adapter';
@@ -72,6 +72,30 @@ describe('EmbeddedVectorStore', () => {
     const reader = await openStore({ dir });
     expect(await reader.getIndex('auto')).toEqual({ name: 'auto', dim: 3, distance: 'cosine', count: 1 });
     expect((await reader.scroll('auto', { limit: 5 })).points).toEqual([{ id: 1, payload: { ok: true } }]);
+  });
+
+  it('writes its directories 0700 and its files 0600, and tightens older ones on open', async () => {
+    const modes = async (): Promise<Array<[string, number]>> => {
+      const out: Array<[string, number]> = [[dir, (await stat(dir)).mode & 0o777]];
+      for (const name of await readdir(dir, { recursive: true })) {
+        out.push([name, (await stat(path.join(dir, name))).mode & 0o777]);
+      }
+      return out;
+    };
+    const expected = async () =>
+      Promise.all((await modes()).map(async ([p]) => [p, (await stat(path.resolve(dir, p))).isDirectory() ? 0o700 : 0o600]));
+    await chmod(dir, 0o755);
+    const writer = await openStore({ dir });
+    await writer.createIndex('docs', { dim: 2, distance: 'euclid' });
+    await writer.upsert('docs', [{ id: 1, vector: [0, 1], payload: { secret: 'x' } }]);
+    await writer.setAlias('current', 'docs');
+    await writer.close();
+    expect((await modes()).length).toBeGreaterThan(4);
+    expect(await modes()).toEqual(await expected());
+
+    for (const [p] of await modes()) await chmod(path.resolve(dir, p), 0o755);
+    await openStore({ dir });
+    expect(await modes()).toEqual(await expected());
   });
 
   it('ignores and cleans leftovers of an interrupted save', async () => {

@@ -9,7 +9,7 @@
  * replaces meta.json the same way. meta.json is the commit point: a crash at any moment leaves
  * either the old or the new generation complete, never a graph paired with the wrong id map.
  */
-import { open, readdir, readFile, rename, rm, mkdir, unlink } from 'node:fs/promises';
+import { chmod, open, readdir, readFile, rename, rm, mkdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { StoredEntry } from './hnsw-collection.engine';
 import type { VectorDistance } from './vector-store.port';
@@ -36,13 +36,17 @@ export interface PersistedCollection {
   entries: StoredEntry[];
 }
 
+/** Index files carry document payloads: owner-only, like the document store's files. */
+const FILE_MODE = 0o600;
+const DIR_MODE = 0o700;
+
 const graphName = (gen: number): string => `graph-${gen}.hnsw`;
 const pointsName = (gen: number): string => `points-${gen}.jsonl`;
 
 /** Writes `data` to `file` atomically: a sibling temp file, fsync, rename. */
 export async function writeFileAtomic(file: string, data: string): Promise<void> {
   const tmp = `${file}.${process.pid}.tmp`;
-  const fh = await open(tmp, 'w');
+  const fh = await open(tmp, 'w', FILE_MODE);
   try {
     await fh.writeFile(data, 'utf8');
     await fh.sync();
@@ -74,11 +78,13 @@ export async function saveCollection(
   writeGraph: (file: string) => Promise<void>,
 ): Promise<void> {
   const dir = path.join(root, meta.name);
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true, mode: DIR_MODE });
   const gen = meta.generation;
 
   const graphTmp = path.join(dir, `${graphName(gen)}.tmp`);
   await writeGraph(graphTmp);
+  // hnswlib creates the file with the default mode.
+  await chmod(graphTmp, FILE_MODE);
   await fsyncPath(graphTmp);
   await rename(graphTmp, path.join(dir, graphName(gen)));
 
@@ -96,11 +102,13 @@ export async function removeCollection(root: string, name: string): Promise<void
 
 /** Reads every committed collection under `root`, removing leftovers of interrupted saves. */
 export async function loadCollections(root: string): Promise<PersistedCollection[]> {
-  await mkdir(root, { recursive: true });
+  await mkdir(root, { recursive: true, mode: DIR_MODE });
+  await restrictModes(root);
   const out: PersistedCollection[] = [];
   for (const dirent of await readdir(root, { withFileTypes: true })) {
     if (!dirent.isDirectory()) continue;
     const dir = path.join(root, dirent.name);
+    await restrictModes(dir);
     let metaText: string;
     try {
       metaText = await readFile(path.join(dir, META), 'utf8');
@@ -153,6 +161,21 @@ function parsePoints(text: string, dir: string): StoredEntry[] {
   return entries;
 }
 
+/** Tightens a directory written by an older version (or under a lax umask) and its files; best effort. */
+async function restrictModes(dir: string): Promise<void> {
+  const tighten = async (p: string, mode: number) => {
+    try {
+      if (((await stat(p)).mode & 0o777) !== mode) await chmod(p, mode);
+    } catch {
+      // Not ours to change, or gone meanwhile: loading goes on.
+    }
+  };
+  await tighten(dir, DIR_MODE);
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    if (entry.isFile()) await tighten(path.join(dir, entry.name), FILE_MODE);
+  }
+}
+
 async function removeStaleFiles(dir: string, generation: number): Promise<void> {
   const keep = new Set([META, graphName(generation), pointsName(generation)]);
   for (const name of await readdir(dir)) {
@@ -162,7 +185,7 @@ async function removeStaleFiles(dir: string, generation: number): Promise<void> 
 
 /** Writes the alias table atomically (temp + fsync + rename). */
 export async function saveAliases(root: string, aliases: Record<string, string>): Promise<void> {
-  await mkdir(root, { recursive: true });
+  await mkdir(root, { recursive: true, mode: DIR_MODE });
   await writeFileAtomic(path.join(root, ALIASES), JSON.stringify(aliases));
   await fsyncPath(root);
 }

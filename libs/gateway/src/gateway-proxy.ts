@@ -1,11 +1,11 @@
-import httpProxy from 'http-proxy';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { type Dispatcher, Pool } from 'undici';
 import { errorBody, REQUEST_ID_HEADER, requestIdOf } from '@flowplane/platform/http';
 import { type UpstreamService, UPSTREAM_SERVICES } from './gateway.env';
 import { serviceForApiPath, serviceForTopLevelPath, TOP_LEVEL_MOUNTS, type TopLevelMounts } from './route-table';
+import { UpgradeProxy } from './upgrade-proxy';
 
 /** Paths under /api/v1 the gateway answers itself (never proxied). */
 const OWN_PATHS = new Set(['/api/v1/health', '/api/v1/openapi.json', '/api/v1/asyncapi.yaml', '/api/v1/admin/system', '/api/v1/admin/system/bus-probe']);
@@ -63,12 +63,6 @@ function sendJson(res: ServerResponse, status: number, body: object, headers: Re
   res.end(JSON.stringify(body));
 }
 
-function rawReject(socket: Duplex, status: number, reason: string, body: object, headers: Record<string, string> = {}): void {
-  const payload = JSON.stringify(body);
-  const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n${extra}Connection: close\r\n\r\n${payload}`);
-}
-
 /** Parses `1mb`, `512kb` or a byte count. */
 export function parseByteSize(size: string): number {
   const m = /^(\d+)(b|kb|mb)?$/i.exec(size.trim());
@@ -80,21 +74,18 @@ export function parseByteSize(size: string): number {
 
 /** The gateway's reverse proxy: prefix routing, body limit, rate limit, timeouts, WebSocket upgrades. */
 export class GatewayProxy {
-  private readonly proxy = httpProxy.createProxyServer({ xfwd: true, ws: true, changeOrigin: false });
   private readonly limiter?: RateLimiterMemory;
   private readonly pools = new Map<UpstreamService, Pool>();
-  /** Both sockets of every proxied WebSocket connection, cut when the gateway stops. */
-  private readonly upgraded = new Set<Duplex>();
+  /** WebSocket upgrades to the hub: both sockets of every proxied connection, cut when the gateway stops. */
+  readonly upgrades: UpgradeProxy;
 
   constructor(private readonly o: ProxyOptions) {
     if (o.rateLimit > 0) this.limiter = new RateLimiterMemory({ points: o.rateLimit, duration: 60 });
-    // http-proxy carries WebSocket upgrades only; HTTP requests go through undici pools.
-    this.proxy.on('error', (_err, _req, target) => {
-      if (typeof (target as Duplex).destroy === 'function') (target as Duplex).destroy();
-    });
-    this.proxy.on('open', (upstream: Duplex) => {
-      this.upgraded.add(upstream);
-      upstream.once('close', () => this.upgraded.delete(upstream));
+    this.upgrades = new UpgradeProxy({
+      target: o.upstreams.hub,
+      accepts: (path) => serviceForTopLevelPath(path, o.mounts ?? TOP_LEVEL_MOUNTS) === 'hub',
+      overLimit: this.limiter ? (req) => this.overLimit(req) : undefined,
+      timeoutMs: o.timeoutMs,
     });
   }
 
@@ -229,25 +220,14 @@ export class GatewayProxy {
     });
   }
 
-  /** HTTP upgrade handler: `<WS_MOUNT_PATH>/*` goes to the hub; anything else is refused with JSON. */
+  /** Takes the server's upgrades: `<WS_MOUNT_PATH>/*` goes to the hub; anything else is refused with JSON. */
+  attachUpgrades(server: Server): void {
+    this.upgrades.attach(server);
+  }
+
+  /** HTTP upgrade handler (see `UpgradeProxy`). */
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const path = (req.url ?? '').split('?')[0];
-    if (serviceForTopLevelPath(path, this.o.mounts ?? TOP_LEVEL_MOUNTS) !== 'hub') {
-      rawReject(socket, 404, 'Not Found', errorBody(404, `no WebSocket endpoint at ${path}`));
-      return;
-    }
-    void this.overLimit(req).then((wait) => {
-      if (wait !== undefined) {
-        rawReject(socket, 429, 'Too Many Requests', errorBody(429, `rate limit exceeded; retry in ${wait} s`), { 'Retry-After': String(wait) });
-        return;
-      }
-      (req as ProxiedRequest).flowplaneService = 'hub';
-      this.upgraded.add(socket);
-      socket.once('close', () => this.upgraded.delete(socket));
-      this.proxy.ws(req, socket, head, { target: this.o.upstreams.hub }, (err) => {
-        rawReject(socket, 503, 'Service Unavailable', errorBody(503, 'service hub is unavailable', { service: 'hub', reason: (err as NodeJS.ErrnoException).code ?? 'ERROR' }));
-      });
-    });
+    this.upgrades.handle(req, socket, head);
   }
 
   /**
@@ -255,13 +235,11 @@ export class GatewayProxy {
    * and these only end when a side closes them. Clients reconnect (in production to another replica).
    */
   closeUpgrades(): void {
-    for (const socket of this.upgraded) socket.destroy();
-    this.upgraded.clear();
+    this.upgrades.closeAll();
   }
 
   close(): void {
     this.closeUpgrades();
-    this.proxy.close();
     for (const pool of this.pools.values()) void pool.close();
     this.pools.clear();
   }

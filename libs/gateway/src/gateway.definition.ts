@@ -63,7 +63,7 @@ export const gatewayDefinition: ServiceDefinition = {
   },
   onListen: (app, server) => {
     const proxy = proxies.get(app)!;
-    server.on('upgrade', (req, socket, head) => proxy.upgrade(req, socket, head));
+    proxy.attachUpgrades(server);
     server.once('close', () => proxy.close());
     // Shutdown waits for every connection to end; proxied WebSockets never end by themselves.
     const close = server.close.bind(server);

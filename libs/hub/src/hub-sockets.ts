@@ -9,10 +9,24 @@ import type { HubMetrics } from './hub.metrics';
 import type { HubService } from './hub.service';
 import type { RoomPolicy } from './room-policy';
 
-/** Refuses an upgrade with a JSON error body before any WebSocket exists. */
+/** How long a refused client may keep its half of the connection open after the answer. */
+const REFUSED_LINGER_MS = 5000;
+
+/**
+ * Refuses an upgrade with a JSON error body before any WebSocket exists. The server's sockets allow
+ * half-open connections, so after the answer the client's input is read and dropped (to see its
+ * FIN) and a client that never closes its half is cut after REFUSED_LINGER_MS.
+ */
 function refuse(socket: Duplex, status: number, message: string): void {
   const body = JSON.stringify({ statusCode: status, error: STATUS_CODES[status] ?? 'Error', message });
-  if (socket.destroyed) return;
+  if (socket.destroyed || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  socket.resume();
+  const linger = setTimeout(() => socket.destroy(), REFUSED_LINGER_MS);
+  linger.unref();
+  socket.once('close', () => clearTimeout(linger));
   socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 

@@ -27,6 +27,7 @@ const STAGES = [
   'during-ping',
   'refused-after-body',
   'refused-half-open',
+  'bad-handshake',
 ] as const;
 type Stage = (typeof STAGES)[number];
 
@@ -39,8 +40,8 @@ function clientFrame(text: string): Buffer {
   return Buffer.concat([Buffer.from([0x81, 0x80 | payload.length]), mask, masked]);
 }
 
-function upgradeRequest(path: string): string {
-  return `GET ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\n\r\n`;
+function upgradeRequest(path: string, key = randomBytes(16).toString('base64')): string {
+  return `GET ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ${key}\r\n\r\n`;
 }
 
 const pause = (ms: number) => new Promise<void>((r) => (ms <= 0 ? setImmediate(r) : setTimeout(r, ms)));
@@ -114,6 +115,11 @@ function attempt(port: number, stage: Stage, bearer: string, jitterMs: number, l
           clearTimeout(guard);
           lingering.push(socket);
           return done();
+        case 'bad-handshake':
+          // Passes every check of the hub, then fails the WebSocket handshake itself (`ws` answers 400).
+          socket.write(upgradeRequest(withToken, 'not-a-key'));
+          await pause(jitterMs);
+          return reset();
         case 'not-found':
           socket.write(upgradeRequest('/api/v1/no-such-socket'));
           await pause(jitterMs);
@@ -193,7 +199,7 @@ describe('WebSocket upgrade path: clients that reset at any stage', () => {
     await Promise.all(Array.from({ length: PARALLEL }, worker));
 
     expect(uncaught).toEqual([]);
-    // The session stages really reached an open WebSocket (3 of the 10 stages wait for the 101).
+    // The session stages really reached an open WebSocket (4 of the 12 stages need the 101).
     expect(switched).toBeGreaterThan(TOTAL * 0.25);
 
     // Nothing stays open: the gateway's proxied sockets, the hub's clients, both servers' sockets;

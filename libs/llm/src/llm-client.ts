@@ -65,7 +65,8 @@ export class LlmClient {
     if (profileId && !call.profileMerged) {
       if (!this.options.profiles) throw new Error(`profile ${profileId} named but this client has no profile resolver`);
       const profile = await this.options.profiles.resolve(LLM_CHAT_KIND.module, LLM_CHAT_KIND.id, profileId);
-      config = call.precedence === 'module' ? mergeModuleProfile(config, profile.config) : mergeProfile(profile.config, config);
+      const ref = { module: LLM_CHAT_KIND.module, kind: LLM_CHAT_KIND.id, profileId };
+      config = call.precedence === 'module' ? mergeModuleProfile(config, profile.config, profileId) : mergeProfile(profile.config, config, { profileRef: ref });
     }
     const settings = chatSettingsOf(config);
     const provider = this.options.providers.require(settings.providerID);

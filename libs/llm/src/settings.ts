@@ -1,3 +1,4 @@
+import { assertSecretEndpointKept, LLM_CHAT_KIND } from '@flowplane/contracts';
 import type { ChatMessage, ChatSettings } from './chat.types';
 import { LlmConfigError } from './errors';
 import { DEFAULT_CALL_TIMEOUT_MS } from './providers/http-transport';
@@ -93,11 +94,15 @@ const MODULE_PROFILE_KEYS = ['providerID', 'model', 'temperature', 'baseURL', 'a
  * Spec rule 19, profiles outside flow nodes: a module with a profile setting (the AI translate
  * module's `ai/profile`, env AI_PROFILE) lets the profile override its flat provider, model and
  * temperature settings when set; when blank, the flat settings apply. Note the direction: a node's
- * own values win over its profile (rule 18), a module's profile wins over its flat settings.
+ * own values win over its profile (rule 18), a module's profile wins over its flat settings. When
+ * the profile holds a secret and leaves an endpoint field blank, a flat value there is refused
+ * (`ProfileEndpointOverrideError`): the secret only goes to the profile's own endpoint.
  */
-export function mergeModuleProfile(flat: Readonly<Record<string, unknown>>, profile?: Readonly<Record<string, unknown>>): Record<string, unknown> {
+export function mergeModuleProfile(flat: Readonly<Record<string, unknown>>, profile?: Readonly<Record<string, unknown>>, profileId = '(module profile)'): Record<string, unknown> {
   const out: Record<string, unknown> = { ...flat };
   if (!profile) return out;
+  // A flat endpoint under a secret-holding profile would carry the profile's key to it.
+  assertSecretEndpointKept({ module: LLM_CHAT_KIND.module, kind: LLM_CHAT_KIND.id, profileId }, profile, flat, { precedence: 'module' });
   for (const key of MODULE_PROFILE_KEYS) {
     const v = profile[key];
     if (v !== undefined && v !== null && !(typeof v === 'string' && v.trim() === '')) out[key] = v;

@@ -8,9 +8,9 @@ export const LLM_CHAT_KIND: ProfileKindDeclaration = {
   description: 'Provider, credentials, model and tuning for the svc/llm-chat node and other model calls.',
   icon: 'message-square',
   fields: [
-    { key: 'providerID', label: 'Provider', type: 'string', required: true, options_ref: 'llm.providers' },
+    { key: 'providerID', label: 'Provider', type: 'string', required: true, options_ref: 'llm.providers', endpoint: true },
     { key: 'apiKey', label: 'API key', type: 'string', sensitive: true },
-    { key: 'baseURL', label: 'Base URL', type: 'url', description: 'OpenAI-compatible endpoint, for example http://localhost:11434/v1 for Ollama.' },
+    { key: 'baseURL', label: 'Base URL', type: 'url', description: 'OpenAI-compatible endpoint, for example http://localhost:11434/v1 for Ollama.', endpoint: true },
     { key: 'model', label: 'Model', type: 'string', overridable: true },
     { key: 'temperature', label: 'Temperature', type: 'number', overridable: true },
     { key: 'systemPrompt', label: 'System prompt', type: 'textarea', overridable: true },

@@ -1,4 +1,7 @@
 import type { ProfileKindDeclaration } from './profile-kind';
+import { assertSecretEndpointKept, type ProfileRef } from './secret-endpoint';
+
+export * from './secret-endpoint';
 
 /**
  * Profile merge (spec rule 18): a node resolves its profile and merges the profile's values
@@ -19,6 +22,11 @@ export interface MergeOptions {
    * only whitespace) defers to the layers below instead of winning.
    */
   overridable?: ReadonlySet<string>;
+  /**
+   * The profile being merged. When given, a node value that would send the profile's secret to
+   * another endpoint throws `ProfileEndpointOverrideError` (see `assertSecretEndpointKept`).
+   */
+  profileRef?: ProfileRef;
 }
 
 type Values = Readonly<Record<string, unknown>>;
@@ -40,7 +48,8 @@ export function presentInNode(key: string, value: unknown, overridable?: Readonl
 /**
  * The node's effective config: the profile's values underneath, every key present in the node config
  * on top (present = defined and, for overridable fields, non-blank). A blank overridable node value
- * stays when the profile has nothing for that key. Inputs are never modified.
+ * stays when the profile has nothing for that key. Inputs are never modified. With `options.profileRef`,
+ * refuses a node value that would redirect the profile's secret.
  */
 export function mergeProfile(
   profileValues: Values | undefined,
@@ -50,6 +59,7 @@ export function mergeProfile(
   const out: Record<string, unknown> = { ...profileValues };
   if (!nodeConfig) return out;
   const overridable = options.overridable;
+  if (options.profileRef) assertSecretEndpointKept(options.profileRef, profileValues, nodeConfig, { overridable });
   for (const key in nodeConfig) {
     if (!Object.prototype.hasOwnProperty.call(nodeConfig, key)) continue;
     const value = nodeConfig[key];

@@ -31,6 +31,12 @@ export interface ProfileFieldDeclaration {
   setting_ref?: string;
   /** A blank value in a node's config defers to the profile (node setting hint `x-profile-overridable`). */
   overridable?: boolean;
+  /**
+   * Says where the kind's secrets are sent (a provider, a base URL). While a profile holds a secret,
+   * nothing may override such a field (a node, a module's flat settings), and changing it on the
+   * profile requires re-entering the secrets: a secret only ever goes to the endpoint stored with it.
+   */
+  endpoint?: boolean;
 }
 
 /** A profile kind as declared by its owner module. */

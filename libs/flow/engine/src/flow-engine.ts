@@ -930,7 +930,9 @@ export class FlowEngine {
         armTimeout(step, timeoutMs, node.id);
         profile = await step.race(resolver.resolve(selector.module, selector.kind, id));
       }
-      merged = mergeProfile(profile.config, merged, { overridable: node.overridable });
+      // Refuses (the step fails with PROFILE_ENDPOINT_OVERRIDE) when the values on top would send
+      // the profile's secret to another endpoint, whatever the version was saved with.
+      merged = mergeProfile(profile.config, merged, { overridable: node.overridable, profileRef: { module: selector.module, kind: selector.kind, profileId: id } });
     }
     const defaults = node.defaults;
     for (const key in defaults) if (merged[key] === undefined) merged[key] = defaults[key];

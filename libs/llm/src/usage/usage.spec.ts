@@ -96,6 +96,23 @@ describe('LlmClient', () => {
     expect(rows[1].model).toBe('profile-model');
   });
 
+  it('never sends a profile key to another endpoint: node or flat endpoint values over a secret-holding profile are refused before any call', async () => {
+    const sent: unknown[] = [];
+    const spy = { id: 'openai-compatible', chat: async (request: { settings: unknown }) => (sent.push(request.settings), { content: 'x', model: 'm', usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2, source: 'provider' as const }, latencyMs: 1, finishReason: 'stop' as const, attempts: 1 }) };
+    const registry = new ProviderRegistry().register(spy).register(new LocalProvider());
+    const resolver = { resolve: async () => ({ config: { providerID: 'openai-compatible', apiKey: 'sk-profile', model: 'm' } }) };
+    const client = new LlmClient({ providers: registry, profiles: resolver, usage: sink });
+    const messages = [{ role: 'user' as const, content: 'hi' }];
+    await expect(client.chat({ profileId: 'prod', config: { baseURL: 'https://evil.example/v1' }, messages })).rejects.toMatchObject({ code: 'PROFILE_ENDPOINT_OVERRIDE' });
+    await expect(client.chat({ profileId: 'prod', config: { providerID: 'local' }, messages })).rejects.toMatchObject({ code: 'PROFILE_ENDPOINT_OVERRIDE' });
+    await expect(client.chat({ profileId: 'prod', precedence: 'module', config: { baseURL: 'https://flat.example/v1' }, messages })).rejects.toMatchObject({ code: 'PROFILE_ENDPOINT_OVERRIDE' });
+    expect(sent).toEqual([]);
+    // Everything else still overrides.
+    await client.chat({ profileId: 'prod', config: { model: 'other', temperature: 0.5 }, messages });
+    expect(sent).toEqual([expect.objectContaining({ apiKey: 'sk-profile', model: 'other', temperature: 0.5 })]);
+    expect(sent[0]).not.toHaveProperty('baseURL', expect.anything());
+  });
+
   it('records a failed call with its error code and rethrows', async () => {
     const registry = new ProviderRegistry().register(new LocalProvider({ fail: new LlmTimeoutError(10) }));
     const client = new LlmClient({ providers: registry, usage: sink });

@@ -1,13 +1,14 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { type FlowsPublishedPayload, Topics } from '@flowplane/contracts';
-import { canonicalHash, type FlowDocument, type SpecDocument, specToIr, validateFlowDocument, validateSpecDocument } from '@flowplane/flow/ir';
+import { type FlowsPublishedPayload, ProfileResolver, Topics } from '@flowplane/contracts';
+import { canonicalHash, escapePointerToken, type FlowDocument, type SpecDocument, specToIr, validateFlowDocument, validateSpecDocument } from '@flowplane/flow/ir';
 import type { Outbox } from '@flowplane/platform/bus';
 import { DomainException } from '@flowplane/platform/http';
 import { DuplicateKeyError } from '@flowplane/platform/store';
 import { type Flow, FLOW_ID, type FlowVersion, type PublishReason, type PublishRecord, type PublishTarget, RESERVED_FLOW_IDS, stableVersionOf, versionsOf } from './flow.entities';
 import { FlowRepository } from './flow.repository';
 import { NODE_CATALOG, type NodeCatalog } from './node-catalog';
+import { type NodeSecretProblem, NodeSecretsValidator } from './node-secrets.validator';
 
 /** Nest token of the flows feature's outbox. */
 export const FLOWS_OUTBOX = Symbol('FLOWS_OUTBOX');
@@ -45,12 +46,16 @@ export interface SeedResult {
 @Injectable()
 export class FlowsService {
   private readonly cache = new Map<string, { at: number; flow: Flow }>();
+  private readonly secrets: NodeSecretsValidator;
 
   constructor(
     private readonly repo: FlowRepository,
     @Inject(FLOWS_OUTBOX) private readonly outbox: Outbox,
     @Inject(NODE_CATALOG) private readonly nodes: NodeCatalog,
-  ) {}
+    @Optional() profiles?: ProfileResolver,
+  ) {
+    this.secrets = new NodeSecretsValidator(nodes, profiles);
+  }
 
   async create(input: { id?: string; name: string; description?: string; templateId?: string }, actor: Actor): Promise<Flow> {
     const id = input.id ?? `${slug(input.name)}-${randomUUID().slice(0, 8)}`;
@@ -120,6 +125,10 @@ export class FlowsService {
     const result = validateFlowDocument(doc, { maxNodes: limits.maxNodes });
     if (!result.ok) throw invalid(result.errors);
     const document = result.document ?? doc;
+    const secretProblems = await this.secrets.check(document);
+    if (secretProblems.length) {
+      throw secretsRefused(secretProblems, (p) => `/nodes/${p.index}/config/${escapePointerToken(p.key)}`);
+    }
     const hash = canonicalHash(document);
     const existing = await this.repo.versionByHash(flowId, hash);
     if (existing) return { version: existing, created: false };
@@ -168,6 +177,13 @@ export class FlowsService {
         details: broken.map((b) => ({ field: `${b.versionId}.nodes.${b.nodeId}.action_ref`, problems: [`no registered node ${b.actionRef}`] })),
       });
     }
+    // Versions saved before a check existed, or before the selected profile gained a secret.
+    const refused: Array<NodeSecretProblem & { versionId: string }> = [];
+    for (const versionId of versionsOf(target)) {
+      const v = await this.getVersion(flowId, versionId);
+      for (const p of await this.secrets.check(v.document)) refused.push({ ...p, versionId });
+    }
+    if (refused.length) throw secretsRefused(refused, (p) => `${p.versionId}.nodes.${p.nodeId}.config.${p.key}`);
     const previous = flow.published && 'versionId' in flow.published ? flow.published.versionId : undefined;
     this.forget(flowId);
     return this.outbox.withTransaction(async (session) => {
@@ -259,6 +275,21 @@ function schemaVersionOf(doc: unknown): number {
 function invalid(errors: Array<{ path: string; message: string; code: string }>): DomainException {
   return new DomainException(FlowsExceptionCode.INVALID_DOCUMENT, 400, `invalid flow document: ${errors.length} problem${errors.length === 1 ? '' : 's'}`, {
     details: errors.map((e) => ({ field: e.path || '/', problems: [e.message], code: e.code })),
+  });
+}
+
+/**
+ * 400 for node configs that would expose a secret. The code is the problems' own when they share
+ * one (PROFILE_ENDPOINT_OVERRIDE, SECRET_IN_NODE_CONFIG, CREDENTIALS_IN_URL), else INVALID_DOCUMENT;
+ * each detail names the node and the config key.
+ */
+function secretsRefused<P extends NodeSecretProblem>(problems: P[], field: (p: P) => string): DomainException {
+  const codes = new Set(problems.map((p) => p.code));
+  const code = codes.size === 1 ? problems[0].code : FlowsExceptionCode.INVALID_DOCUMENT;
+  const first = problems[0];
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length === 2 ? '' : 's'})` : '';
+  return new DomainException(code, 400, `node ${JSON.stringify(first.nodeId)} config.${first.key}: ${first.message}${more}`, {
+    details: problems.map((p) => ({ field: field(p), problems: [`node ${JSON.stringify(p.nodeId)}: ${p.message}`], code: p.code })),
   });
 }
 

@@ -154,3 +154,84 @@ describe('applyConfigWrite: validation against the kind', () => {
     ).toEqual([]);
   });
 });
+
+describe('applyConfigWrite: secrets', () => {
+  const llmLike = new KindRegistry(
+    [
+      {
+        id: 'chat',
+        module: 'm',
+        name: 'Chat',
+        fields: [
+          { key: 'providerID', required: true, endpoint: true },
+          { key: 'apiKey', sensitive: true },
+          { key: 'baseURL', type: 'url', endpoint: true },
+          { key: 'model' },
+        ],
+      },
+    ],
+    [],
+  ).require('m', 'chat');
+  const stored = { providerID: 'openai', apiKey: 'sk-stored', baseURL: 'https://api.example.com/v1', model: 'a' };
+  const writeChat = (incoming: Record<string, unknown>, mode: 'replace' | 'merge' = 'merge') =>
+    applyConfigWrite({ kind: llmLike, stored, incoming, mode });
+  const reenter = (changed: string) => [
+    {
+      field: 'config.apiKey',
+      problems: [
+        `apiKey must be re-entered when ${changed} changes: the stored secret is only sent to the endpoint it was stored with; send the secret again, or an empty string to clear it`,
+      ],
+    },
+  ];
+
+  it.each([
+    ['the mask token sent back', { baseURL: 'https://evil.example/v1', apiKey: MASK_TOKEN }, 'merge', 'baseURL'],
+    ['the key left out of a patch', { baseURL: 'https://evil.example/v1' }, 'merge', 'baseURL'],
+    ['a cleared base URL', { baseURL: '' }, 'merge', 'baseURL'],
+    ['another provider', { providerID: 'ollama' }, 'merge', 'providerID'],
+    ['a whole config with the mask', { ...stored, providerID: 'ollama', baseURL: 'https://evil.example/v1', apiKey: MASK_TOKEN }, 'replace', 'providerID or baseURL'],
+  ] as const)('refuses an endpoint change that keeps the stored secret: %s', (_name, incoming, mode, changed) => {
+    expect(writeChat({ ...incoming }, mode).problems).toEqual(reenter(changed));
+  });
+
+  it('accepts an endpoint change with the secret re-entered or cleared, and other changes with the mask', () => {
+    expect(writeChat({ baseURL: 'https://other.example/v1', apiKey: 'sk-new' })).toEqual({
+      config: { ...stored, baseURL: 'https://other.example/v1', apiKey: 'sk-new' },
+      problems: [],
+    });
+    expect(writeChat({ baseURL: 'https://other.example/v1', apiKey: 'sk-stored' }).problems).toEqual([]);
+    expect(writeChat({ providerID: 'ollama', apiKey: '' }).config).toEqual({ providerID: 'ollama', baseURL: stored.baseURL, model: 'a' });
+    expect(writeChat({ model: 'b', apiKey: MASK_TOKEN }).problems).toEqual([]);
+    expect(writeChat({ ...stored, apiKey: MASK_TOKEN }, 'replace').problems).toEqual([]);
+    // A refused endpoint value is reported once, not again as a change.
+    expect(writeChat({ baseURL: 'nope' }).problems.map((p) => p.field)).toEqual(['config.baseURL']);
+    // Without a stored secret there is nothing to redirect.
+    expect(applyConfigWrite({ kind: llmLike, stored: { providerID: 'openai' }, incoming: { baseURL: 'https://x.example/v1' }, mode: 'merge' }).problems).toEqual([]);
+  });
+
+  it.each(['•••', '•'.repeat(7), '•'.repeat(9), `${MASK_TOKEN}x`, 'sk-••••1234'])('refuses the partial mask %j on a sensitive field', (value) => {
+    const out = writeChat({ apiKey: value });
+    expect(out.problems).toEqual([
+      {
+        field: 'config.apiKey',
+        problems: [
+          'apiKey contains the mask character \u2022 but is not the mask token (exactly eight of them): send the mask token to keep the stored value, a new value to replace it, or an empty string to clear it',
+        ],
+      },
+    ]);
+    expect(out.config.apiKey).toBe('sk-stored');
+  });
+
+  it('keeps bullets in fields that are not sensitive', () => {
+    expect(writeChat({ model: '• fast' }).config.model).toBe('• fast');
+  });
+
+  it.each(['https://user:pass@api.example.com/v1', 'https://user@api.example.com/v1', 'http://:secret@localhost:11434/v1'])(
+    'refuses credentials inside a url field: %s',
+    (baseURL) => {
+      expect(applyConfigWrite({ kind: llmLike, stored: {}, incoming: { providerID: 'openai', baseURL }, mode: 'replace' }).problems).toEqual([
+        { field: 'config.baseURL', problems: ['baseURL must not contain credentials (user:password@): put a key in a sensitive field of the profile instead'] },
+      ]);
+    },
+  );
+});

@@ -28,6 +28,7 @@ export interface ConfigWriteResult {
   problems: FieldProblem[];
 }
 
+const MASK_CHAR = MASK_TOKEN[0];
 const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 const ABSOLUTE_URL = /^[a-z][a-z0-9+.-]*:\/\/[^\s/?#]+/i;
 
@@ -36,7 +37,11 @@ const ABSOLUTE_URL = /^[a-z][a-z0-9+.-]*:\/\/[^\s/?#]+/i;
  *
  * - A key that is not a field of the kind is refused.
  * - The mask token on a sensitive field keeps the stored value (rule 20); on any other field it is
- *   an ordinary value.
+ *   an ordinary value. Any other value with the mask character on a sensitive field is refused (a
+ *   partial mask would be stored as the secret).
+ * - Changing an endpoint field (provider, base URL) while keeping a stored secret is refused: the
+ *   secret must be re-entered or cleared.
+ * - A url field must not carry credentials (`https://user:pass@host`).
  * - An empty string (or null) clears the field.
  * - Values must fit the field type: strings for string, textarea, secret and url (an absolute URL);
  *   numbers, or strings that parse as a decimal number, for number (stored as a number); true or
@@ -67,6 +72,12 @@ export function applyConfigWrite(input: ConfigWriteInput): ConfigWriteResult {
       else delete config[key];
       continue;
     }
+    if (field.sensitive && typeof value === 'string' && value.includes(MASK_CHAR)) {
+      // A truncated or padded mask (a UI that trimmed it, a copy of part of it) would otherwise be
+      // stored as the secret and sent to the provider.
+      fail(key, `${key} contains the mask character \u2022 but is not the mask token (exactly eight of them): send the mask token to keep the stored value, a new value to replace it, or an empty string to clear it`);
+      continue;
+    }
     if (value === '' || value === null || value === undefined) {
       delete config[key];
       continue;
@@ -85,7 +96,50 @@ export function applyConfigWrite(input: ConfigWriteInput): ConfigWriteResult {
     if (!problems.has(`${path}.${field.key}`)) fail(field.key, `${field.key} is required`);
   }
 
+  // An endpoint value that was itself refused is reported once, not again as a change.
+  const refused = (key: string) => problems.has(`${path}.${key}`);
+  requireSecretsReentered(kind, stored, incoming, mode, config, refused, fail);
+
   return { config, problems: [...problems].map(([field, list]) => ({ field, problems: list })) };
+}
+
+/**
+ * A secret is only ever sent to the endpoint stored with it, so changing an endpoint field
+ * (provider, base URL) while keeping a stored secret (the mask token sent back, or the key left out
+ * of a patch) is refused: whoever redirects the endpoint must know the secret, or clear it.
+ */
+function requireSecretsReentered(
+  kind: ResolvedKind,
+  stored: Readonly<Record<string, unknown>>,
+  incoming: Readonly<Record<string, unknown>>,
+  mode: ConfigWriteMode,
+  config: Readonly<Record<string, unknown>>,
+  refused: (key: string) => boolean,
+  fail: (key: string, problem: string) => void,
+): void {
+  const changed = kind.fields
+    .filter((f) => f.endpoint && !refused(f.key) && !sameValue(stored[f.key], config[f.key]))
+    .map((f) => f.key);
+  if (changed.length === 0) return;
+  for (const field of kind.fields) {
+    if (!field.sensitive || isUnset(stored[field.key])) continue;
+    const has = Object.prototype.hasOwnProperty.call(incoming, field.key);
+    const kept = has ? incoming[field.key] === MASK_TOKEN : mode === 'merge';
+    if (!kept) continue;
+    fail(
+      field.key,
+      `${field.key} must be re-entered when ${changed.join(' or ')} changes: the stored secret is only sent to the endpoint it was stored with; send the secret again, or an empty string to clear it`,
+    );
+  }
+}
+
+function isUnset(value: unknown): boolean {
+  return value === undefined || value === null || value === '';
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (isUnset(a) && isUnset(b)) return true;
+  return typeof a === 'string' && typeof b === 'string' ? a.trim() === b.trim() : a === b;
 }
 
 function checkValue(
@@ -104,6 +158,8 @@ function checkValue(
     case 'url':
       if (typeof value !== 'string' || !isAbsoluteUrl(value))
         return { problems: [`${key} must be an absolute URL (for example https://api.example.com/v1)`] };
+      if (hasCredentials(value))
+        return { problems: [`${key} must not contain credentials (user:password@): put a key in a sensitive field of the profile instead`] };
       break;
     case 'number':
       if (typeof value === 'number' && Number.isFinite(value)) break;
@@ -123,6 +179,15 @@ function checkValue(
     return { problems: [`${key} must be one of: ${allowed.join(', ') || '(no options are registered)'}`] };
   }
   return { value: normalized };
+}
+
+function hasCredentials(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.username !== '' || url.password !== '';
+  } catch {
+    return false;
+  }
 }
 
 function isAbsoluteUrl(value: string): boolean {

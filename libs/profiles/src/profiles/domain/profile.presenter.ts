@@ -53,6 +53,7 @@ export function toKindView(kind: ResolvedKind, live: ReadonlyMap<string, LiveOpt
         sensitive: f.sensitive,
         overridable: f.overridable,
       };
+      if (f.endpoint) view.endpoint = true;
       if (f.description !== undefined) view.description = f.description;
       if (f.default !== undefined) view.default = f.sensitive ? MASK_TOKEN : f.default;
       if (f.env_var !== undefined) view.env_var = f.env_var;

@@ -24,6 +24,12 @@ export class ProfileFieldViewDto {
   })
   overridable!: boolean;
 
+  @ApiPropertyOptional({
+    description:
+      'Says where the kind\'s secrets are sent (provider, base URL). While a profile holds a secret, a node may not override this field, and changing it on the profile requires re-entering the secret. Present only when true.',
+  })
+  endpoint?: boolean;
+
   @ApiPropertyOptional()
   description?: string;
 

@@ -150,6 +150,7 @@ function resolveField(
   const options = pick('options');
   if (options !== undefined) field.options = [...options];
   if (f.options_ref !== undefined) field.options_ref = f.options_ref;
+  if (f.endpoint === true) field.endpoint = true;
   if (ref) field.setting_ref = ref;
   return field;
 }

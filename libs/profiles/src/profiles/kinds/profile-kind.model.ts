@@ -17,6 +17,8 @@ export interface ResolvedField {
   /** Declared sensitive, inherited from a sensitive setting, or of type `secret`. */
   sensitive: boolean;
   overridable: boolean;
+  /** Says where the secrets go (provider, base URL): changing it requires re-entering them. Set only when true. */
+  endpoint?: boolean;
   description?: string;
   default?: unknown;
   env_var?: string;

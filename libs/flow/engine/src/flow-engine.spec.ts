@@ -450,6 +450,23 @@ describe('FlowEngine guards', () => {
     expect(engine.runStatus(runId)).toBeUndefined();
   });
 
+  it('fails a run from outside with the given error: status failed, run.failed event, steps aborted', async () => {
+    let aborted = false;
+    const { registry, engine, of } = setup((r) =>
+      r.define(manifest('t/wait'), (ctx) => new Promise<NodeOutput>((resolve) => ctx.signal.addEventListener('abort', () => ((aborted = true), resolve(out('ignored')))))),
+    );
+    const flow = compileFlow(doc([start, { id: 'w', kind: 'action', action_ref: 't/wait' }, end], [{ from: 'start', to: 'w' }, { from: 'w', to: 'end' }]), registry);
+    const { runId, done } = engine.start(flow, {});
+    await delay(10);
+    expect(engine.fail(runId, { code: 'RUN_EVENTS_NOT_PERSISTED', message: 'store down' })).toBe(true);
+    expect(await done).toMatchObject({ status: 'failed', error: { code: 'RUN_EVENTS_NOT_PERSISTED', message: 'store down' } });
+    await delay(5);
+    expect(aborted).toBe(true);
+    expect(of('run.failed')[0].data.error.code).toBe('RUN_EVENTS_NOT_PERSISTED');
+    expect(of('run.completed')).toEqual([]);
+    expect(engine.fail(runId, { code: 'X', message: 'again' })).toBe(false);
+  });
+
   it('cancels through StartOptions.signal', async () => {
     const { registry, engine } = setup((r) => r.define(manifest('t/forever'), () => new Promise<void>(() => undefined)));
     const flow = compileFlow(doc([start, { id: 'f', kind: 'action', action_ref: 't/forever' }], [{ from: 'start', to: 'f' }]), registry);

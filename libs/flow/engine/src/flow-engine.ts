@@ -395,6 +395,18 @@ export class FlowEngine {
   }
 
   /**
+   * Ends a run in progress here as `failed` with `error` (for a failure outside the flow, such as
+   * its events not being stored): every step's signal is aborted, as on cancel.
+   */
+  fail(runId: string, error: RunError): boolean {
+    const run = this.runs.get(runId);
+    if (!run || run.status !== 'running') return false;
+    run.halted = true;
+    void this.finish(run, 'failed', { error });
+    return true;
+  }
+
+  /**
    * Resumes a run interrupted by a crash from its checkpoints (see `CheckpointStore`): saved steps
    * not complete run again, and the start nodes too when the run had not handed its start branch
    * to checkpoints yet. Steps after the last checkpoint therefore run at least once more. Resolves

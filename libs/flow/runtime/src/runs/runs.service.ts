@@ -15,6 +15,11 @@ import { StoreCheckpointStore } from './store-checkpoint.store';
 
 const TERMINAL = new Set(['run.completed', 'run.failed', 'run.rejected', 'run.cancelled']);
 
+/** A run whose events could not be stored is stopped with this error. */
+const EVENTS_NOT_PERSISTED = { code: 'RUN_EVENTS_NOT_PERSISTED', message: 'the events of the run could not be stored, so the run was stopped' } as const;
+/** A run whose end (its output) could not be stored is recorded as failed with this error. */
+const RESULT_NOT_PERSISTED = { code: 'RUN_RESULT_NOT_PERSISTED', message: 'the result of the run could not be stored' } as const;
+
 /** Longest an event of a running run waits before it is written (the run's end writes at once). */
 const EVENT_FLUSH_DELAY_MS = 50;
 
@@ -31,8 +36,13 @@ class RunChannel {
   private flushing: Promise<void> = Promise.resolve();
   private timer?: NodeJS.Timeout;
   ended = false;
+  /** The first write of events that failed: the stored timeline has a gap, so the run cannot count as done. */
+  persistError?: unknown;
 
-  constructor(private readonly persist: (events: RunEvent[]) => Promise<void>) {}
+  constructor(
+    private readonly persist: (events: RunEvent[]) => Promise<void>,
+    private readonly onPersistError: (err: unknown) => void = () => undefined,
+  ) {}
 
   push(e: RunEvent): void {
     this.events.push(e);
@@ -48,10 +58,18 @@ class RunChannel {
     }
   }
 
+  /** Never rejects: a failed write is recorded and reported once, and later batches are still tried. */
   private async flush(): Promise<void> {
     const batch = this.pending;
     this.pending = [];
-    if (batch.length) await this.persist(batch);
+    if (!batch.length) return;
+    try {
+      await this.persist(batch);
+    } catch (e) {
+      if (this.persistError !== undefined) return;
+      this.persistError = e ?? new Error('unknown error');
+      this.onPersistError(this.persistError);
+    }
   }
 
   /** Writes what is pending now; resolves once every event pushed so far is stored. */
@@ -175,7 +193,7 @@ export class RunsService implements OnApplicationBootstrap, OnApplicationShutdow
         for (const runId of await this.checkpoints.pending()) {
           if (this.channels.has(runId) || this.engine.runStatus(runId)) continue;
           const stored = await this.repo.eventsAfter(runId, 0);
-          const channel = new RunChannel((events) => this.repo.appendEvents(events));
+          const channel = this.channel(runId);
           channel.events.push(...stored);
           const handle = await this.engine.resume(runId, { nextSeq: (stored.at(-1)?.seq ?? 0) + 1, onEvent: (e) => channel.push(e) });
           if (!handle) continue;
@@ -211,18 +229,57 @@ export class RunsService implements OnApplicationBootstrap, OnApplicationShutdow
     }
   }
 
-  /** Records the end of a run (started or resumed here). */
+  /**
+   * The event channel of a run. A run whose events cannot be stored is stopped and failed with
+   * RUN_EVENTS_NOT_PERSISTED: left going, it would finish with a timeline nobody can read back.
+   */
+  private channel(runId: string): RunChannel {
+    return new RunChannel(
+      (events) => this.repo.appendEvents(events),
+      (err) => {
+        this.log.error({ runId, err }, `storing the events of run ${runId} failed; the run is stopped and marked failed`);
+        this.engine.fail(runId, EVENTS_NOT_PERSISTED);
+      },
+    );
+  }
+
+  /**
+   * Records the end of a run (started or resumed here). Never rejects: whatever fails while storing
+   * the end, the run is recorded as failed with a code rather than left `running`.
+   */
   private settle(runId: string, channel: RunChannel, handle: RunHandle): Promise<RunResult> {
-    return handle.done.then(async (result) => {
+    return handle.done.then(async (engineResult) => {
       await channel.settled();
-      // An engine closing under a run (shutdown) leaves it to be resumed or marked interrupted later.
-      if (!result.interrupted) {
-        await this.repo.finish(runId, { status: result.status, output: result.output, error: result.error, finishedAt: new Date(result.finishedAt), durationMs: result.durationMs, lastSeq: result.lastSeq });
+      let result = engineResult;
+      // The events failed to be stored after the run ended (its last batch): the run is failed all the same.
+      if (channel.persistError !== undefined && !result.interrupted && result.error?.code !== EVENTS_NOT_PERSISTED.code) {
+        result = { ...result, status: 'failed', error: EVENTS_NOT_PERSISTED, output: undefined };
       }
+      // An engine closing under a run (shutdown) leaves it to be resumed or marked interrupted later.
+      if (!result.interrupted) result = await this.recordEnd(runId, result);
       // Keep the channel briefly so a client that connects right after the end still streams from memory.
       setTimeout(() => this.channels.delete(runId), 30_000).unref();
       return result;
     });
+  }
+
+  /** Writes the end of a run; when that fails (an output that cannot be stored), writes a failure without the output. */
+  private async recordEnd(runId: string, result: RunResult): Promise<RunResult> {
+    const end = { finishedAt: new Date(result.finishedAt), durationMs: result.durationMs, lastSeq: result.lastSeq };
+    try {
+      await this.repo.finish(runId, { status: result.status, output: result.output, error: result.error, ...end });
+      return result;
+    } catch (err) {
+      this.log.error({ runId, err }, `storing the end of run ${runId} failed; recording it as failed without its output`);
+    }
+    const failed: RunResult = { ...result, status: 'failed', output: undefined, error: RESULT_NOT_PERSISTED };
+    try {
+      await this.repo.finish(runId, { status: 'failed', error: RESULT_NOT_PERSISTED, ...end });
+    } catch (err) {
+      // The store itself is down: the record stays `running` until this replica restarts and fails it as INTERRUPTED.
+      this.log.error({ runId, err }, `recording the failure of run ${runId} failed too`);
+    }
+    return failed;
   }
 
   private async version(flowId: string, versionId: string): Promise<FlowVersion> {
@@ -268,7 +325,7 @@ export class RunsService implements OnApplicationBootstrap, OnApplicationShutdow
     const { version, variant } = await this.pickVersion(flowId, req);
     const flow = this.compile(version);
     const runId = randomUUID();
-    const channel = new RunChannel((events) => this.repo.appendEvents(events));
+    const channel = this.channel(runId);
     this.channels.set(runId, channel);
     await this.repo.insert({ runId, flowId, versionId: version.versionId, variant, status: 'running', startedBy, startedAt: new Date(), lastSeq: 0, engine: this.engine.instanceId });
     const handle = this.engine.start(flow, req.input ?? {}, { ...(req.meta ?? {}) }, { runId, onEvent: (e) => channel.push(e) });

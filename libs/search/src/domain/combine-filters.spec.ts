@@ -21,3 +21,18 @@ describe('combineFilters (query payload shortcut + filter)', () => {
     expect(() => combineFilters({ where: { lat: 1 } } as never, undefined, { verbatim: true })).toThrow(expect.objectContaining({ status: 400 }));
   });
 });
+
+describe('combineFilters top-level keys', () => {
+  it.each([false, true])('refuses keys other than the Qdrant clauses with a 400 naming them (verbatim %s)', (verbatim) => {
+    const attempt = () => combineFilters(undefined, { must: [{ key: 'lang', match: { value: 'en' } }], lang: 'de', boost: { x: 1 } }, { verbatim });
+    expect(attempt).toThrow(expect.objectContaining({ status: 400, code: 'VECTOR_FILTER_INVALID', message: expect.stringMatching(/"lang", "boost"/) }));
+    // The equality shorthand belongs in `payload`, not in `filter`.
+    expect(() => combineFilters(undefined, { lang: 'de' }, { verbatim })).toThrow(expect.objectContaining({ status: 400, message: expect.stringContaining('"lang"') }));
+  });
+
+  it('accepts every clause and an empty filter', () => {
+    const cond = { key: 'lang', match: { value: 'en' } };
+    expect(() => combineFilters(undefined, { must: [cond], should: [cond], must_not: [cond], min_should: { conditions: [cond], min_count: 1 } })).not.toThrow();
+    expect(combineFilters(undefined, {})).toEqual({});
+  });
+});

@@ -408,10 +408,32 @@ export function combineFilters(payload: Record<string, unknown> | undefined, fil
     if (Object.keys(payload).length) parts.push(wrapFilterError('payload', () => normalizeVectorFilter(payload) as VectorFilter));
   }
   if (filter !== undefined && filter !== null) {
+    assertFilterClauses(filter);
     parts.push(wrapFilterError('filter', () => normalizeVectorFilter(filter, options) as VectorFilter));
   }
   if (!parts.length) return undefined;
   return parts.length === 1 ? parts[0] : { must: parts as never };
+}
+
+/** The top-level keys of a Qdrant filter. */
+const FILTER_CLAUSES = ['must', 'should', 'must_not', 'min_should'];
+
+/**
+ * `filter` is a Qdrant filter, so its top level holds clauses only. Anything else would be read as
+ * the equality shorthand by the embedded backend and rejected or ignored by Qdrant, so the same
+ * query would mean different things per backend: it is a 400 naming the keys on both.
+ */
+function assertFilterClauses(filter: Record<string, unknown>): void {
+  if (typeof filter !== 'object' || Array.isArray(filter)) throw new SearchException('VECTOR_FILTER_INVALID', 400, 'filter must be an object of clauses (must, should, must_not, min_should)');
+  const unknown = Object.keys(filter).filter((k) => !FILTER_CLAUSES.includes(k));
+  if (unknown.length) {
+    throw new SearchException(
+      'VECTOR_FILTER_INVALID',
+      400,
+      `filter: unknown top-level key${unknown.length === 1 ? '' : 's'} ${unknown.map((k) => JSON.stringify(k)).join(', ')}; a filter holds only ${FILTER_CLAUSES.join(', ')} (use payload for exact matches)`,
+      { keys: unknown },
+    );
+  }
 }
 
 function wrapFilterError<T>(where: string, fn: () => T): T {

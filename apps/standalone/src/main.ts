@@ -31,6 +31,9 @@ async function main(): Promise<void> {
   if (platform.usedDevSecret) {
     lines.push('  WARNING: AUTH_JWT_SECRET is not set; using the fixed development secret. Not for production.', '');
   }
+  if (!process.env.SECRETS_KEY) {
+    lines.push('  WARNING: SECRETS_KEY is not set; stored secrets are encrypted with the fixed development key. Not for production.', '');
+  }
   process.stdout.write(lines.join('\n') + '\n');
   let stopping = false;
   const stop = (signal: string) => {

@@ -1,3 +1,4 @@
+import { SecretsEnv } from '@flowplane/platform/config';
 import type { ServiceDefinition } from '@flowplane/platform/service';
 import { ProfilesModule } from './profiles.module';
 
@@ -8,5 +9,6 @@ export const profilesDefinition: ServiceDefinition = {
   description: 'Profile kinds, profiles and module settings.',
   defaultPort: 8083,
   uses: { bus: true, store: true },
+  env: [SecretsEnv],
   module: () => ProfilesModule,
 };

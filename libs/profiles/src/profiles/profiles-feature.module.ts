@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { secretsKeyringProvider } from '../persistence/secrets-at-rest';
 import { SettingsModule } from '../settings/settings.module';
 import { InternalProfilesController } from './http/internal-profiles.controller';
 import { ProfilesController } from './http/profiles.controller';
@@ -24,6 +25,7 @@ import { UpsertProfileUseCase } from './use-cases/upsert-profile.use-case';
   controllers: [ProfilesController, InternalProfilesController],
   providers: [
     { provide: KindRegistry, useFactory: () => new KindRegistry() },
+    secretsKeyringProvider,
     LiveOptionsClient,
     ProfileRepository,
     ProfilesOutbox,

@@ -1,6 +1,7 @@
 import { type DynamicModule, Module, type Provider } from '@nestjs/common';
 import { DECLARED_MODULE_SETTINGS, type ModuleSettings } from '@flowplane/contracts';
 import { outboxProvider, SERVICE_CONTEXT, type ServiceContext } from '@flowplane/platform/service';
+import { secretsKeyringProvider } from '../persistence/secrets-at-rest';
 import { SettingValueResolver } from './domain/setting-value.resolver';
 import { SettingsRegistry } from './domain/settings.registry';
 import { AdminSettingsController } from './http/admin-settings.controller';
@@ -24,6 +25,7 @@ function providers(declarations: Provider): Provider[] {
     { provide: SettingValueResolver, inject: [SERVICE_CONTEXT], useFactory: (ctx: ServiceContext) => new SettingValueResolver(ctx.env) },
     // Its own collection, so the relay of this feature never waits behind another feature's lease.
     outboxProvider(SETTINGS_OUTBOX, { collection: 'settings_outbox', source: '/profiles' }),
+    secretsKeyringProvider,
     SettingsRepository,
     EffectiveSettings,
     ListSettingsModulesUseCase,

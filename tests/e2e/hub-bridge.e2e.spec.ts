@@ -3,7 +3,7 @@ import { createServer, connect as tcpConnect } from 'node:net';
 import { hubDefinition } from '@flowplane/hub';
 import { type RunningService, startService } from '@flowplane/platform/service';
 import { describeIntegration, hasCommand, hasFile } from '@flowplane/platform/testing';
-import { call, TEST_SECRET, token } from '../support/http';
+import { call, metricsAuth, TEST_SECRET, token } from '../support/http';
 import { eventually, HubClient } from './hub-clients';
 
 /**
@@ -145,7 +145,7 @@ for (const coord of COORDINATORS) {
         expect(got.filter((n) => n % 2 === 1)).toEqual([1, 3, 5, 7, 9, 11, 13, 15, 17, 19]);
       }
       expect(elsewhere.of('message')).toEqual([]);
-      const metricsA = await (await fetch(`${a.url}/metrics`)).text();
+      const metricsA = await (await fetch(`${a.url}/metrics`, { headers: await metricsAuth() })).text();
       expect(metricsA).toMatch(/hub_broadcasts_total\{origin="remote"[^}]*\} 10\b/);
       expect(metricsA).toMatch(/hub_broadcasts_total\{origin="local"[^}]*\} 10\b/);
     });

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { hubDefinition } from '@flowplane/hub';
 import { type RunningService, startService } from '@flowplane/platform/service';
-import { call, TEST_SECRET, token } from '../support/http';
+import { call, metricsAuth, TEST_SECRET, token } from '../support/http';
 import { HubClient } from './hub-clients';
 
 /**
@@ -46,7 +46,7 @@ interface Real {
 
 /** The hub's slow-consumer evictions so far (every reason), from /metrics. */
 async function evictionCount(url: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
+  const text = await (await fetch(`${url}/metrics`, { headers: await metricsAuth() })).text();
   let n = 0;
   for (const m of text.matchAll(/^hub_slow_consumer_evictions_total\{[^}]*\} (\d+)/gm)) n += Number(m[1]);
   return n;

@@ -2,7 +2,7 @@ import { Get } from '@nestjs/common';
 import { HubModule, HubService, hubDefinition } from '@flowplane/hub';
 import { CurrentPrincipal, listRoutes, mintToken, type Principal, Public } from '@flowplane/platform/auth';
 import { type RunningService, startService } from '@flowplane/platform/service';
-import { call, TEST_SECRET, token } from '../support/http';
+import { call, metricsAuth, TEST_SECRET, token } from '../support/http';
 import { eventually, HubClient, refusal } from './hub-clients';
 
 /**
@@ -243,7 +243,7 @@ describe('hub', () => {
         expect(c.of('message').map((f) => f.data.i)).toEqual(Array.from({ length: evictedAt + 1 }, (_, k) => k + 1));
         expect(c.closed).toBeUndefined();
       }
-      const metrics = await (await fetch(`${hub.url}/metrics`)).text();
+      const metrics = await (await fetch(`${hub.url}/metrics`, { headers: await metricsAuth() })).text();
       expect(metrics).toMatch(/hub_slow_consumer_evictions_total\{reason="queue"[^}]*\} 1\b/);
     });
 
@@ -254,7 +254,7 @@ describe('hub', () => {
         await c.frameAt(0);
         c.pause();
         const pad = 'q'.repeat(128 * 1024);
-        const queued = async () => Number(/^hub_send_queue_messages(?:\{[^}]*\})? (\d+)/m.exec(await (await fetch(`${roomy.url}/metrics`)).text())?.[1] ?? 0);
+        const queued = async () => Number(/^hub_send_queue_messages(?:\{[^}]*\})? (\d+)/m.exec(await (await fetch(`${roomy.url}/metrics`, { headers: await metricsAuth() })).text())?.[1] ?? 0);
         let sent = 0;
         // Fill the kernel buffers, then queue some 20 messages in the hub.
         while (sent < 2000 && (await queued()) < 20) {
@@ -290,7 +290,7 @@ describe('hub', () => {
         expect(evicted).toBe(true);
         stalled.resume();
         expect(await stalled.waitClose(10_000)).toEqual({ code: 4008, reason: 'write timeout' });
-        expect(await (await fetch(`${quick.url}/metrics`)).text()).toMatch(/hub_slow_consumer_evictions_total\{reason="write_timeout"[^}]*\} 1\b/);
+        expect(await (await fetch(`${quick.url}/metrics`, { headers: await metricsAuth() })).text()).toMatch(/hub_slow_consumer_evictions_total\{reason="write_timeout"[^}]*\} 1\b/);
       } finally {
         for (const c of clients) c.close();
         await quick.close();
@@ -314,7 +314,7 @@ describe('hub', () => {
         alive.send({ action: 'ping' });
         expect(await alive.frameAt(0)).toMatchObject({ type: 'pong' });
         alive.close();
-        expect(await (await fetch(`${pinging.url}/metrics`)).text()).toMatch(/hub_ping_timeouts_total\{[^}]*\} 1\b/);
+        expect(await (await fetch(`${pinging.url}/metrics`, { headers: await metricsAuth() })).text()).toMatch(/hub_ping_timeouts_total\{[^}]*\} 1\b/);
       } finally {
         await pinging.close();
       }
@@ -376,7 +376,7 @@ describe('hub', () => {
       expect(res.body).toEqual({ room: 'solo', delivered: 1 });
       expect(await c.frameAt(1)).toMatchObject({ data: { ok: true } });
       c.close();
-      expect(await (await fetch(`${lonely.url}/metrics`)).text()).toMatch(/hub_bridge_publish_total\{result="dropped"[^}]*\} 1\b/);
+      expect(await (await fetch(`${lonely.url}/metrics`, { headers: await metricsAuth() })).text()).toMatch(/hub_bridge_publish_total\{result="dropped"[^}]*\} 1\b/);
     } finally {
       await lonely.close();
     }

@@ -329,6 +329,7 @@ describe('profiles through the gateway', () => {
         statusCode: 400,
         error: 'Bad Request',
         code: 'PROFILE_CONFIG_INVALID',
+        requestId: expect.any(String),
         message:
           'invalid input: config.apiKey, config.temperature, config.replyStyle, config.baseURL, config.colour, config.providerID',
         details: [

@@ -64,7 +64,7 @@ describe('module settings through the gateway', () => {
       for (const path of ['llm/default_provider', 'llm/api_key', 'site/nope', 'nope/name']) {
         const res = await call(`${url}/api/v1/settings/${path}`);
         expect(res.status).toBe(404);
-        expect(res.body).toEqual({ statusCode: 404, error: 'Not Found', message: `no public setting ${path}`, code: 'SETTING_NOT_FOUND' });
+        expect(res.body).toEqual({ statusCode: 404, error: 'Not Found', message: `no public setting ${path}`, code: 'SETTING_NOT_FOUND', requestId: expect.any(String) });
         expect(res.text).not.toContain(ENV_SECRET);
       }
     });

@@ -2,7 +2,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { rmSync } from 'node:fs';
 import WebSocket from 'ws';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
-import { call, tempDir, TEST_SECRET, testEnv, token } from '../support/http';
+import { call, metricsAuth, tempDir, TEST_SECRET, testEnv, token } from '../support/http';
 
 describe('standalone platform through the gateway', () => {
   let platform: Standalone;
@@ -143,7 +143,7 @@ describe('standalone platform through the gateway', () => {
   it('exposes Prometheus metrics with request counts by route and status', async () => {
     const svc = platform.services.find((s) => s.name === 'profiles')!;
     await call(`${svc.url}/healthz`);
-    const text = await (await fetch(`${svc.url}/metrics`)).text();
+    const text = await (await fetch(`${svc.url}/metrics`, { headers: await metricsAuth() })).text();
     expect(text).toMatch(/http_requests_total\{[^}]*route="\/healthz"[^}]*status="200"/);
     expect(text).toContain('http_request_duration_seconds_bucket');
     expect(text).toContain('process_cpu_user_seconds_total');

@@ -144,11 +144,22 @@ describe.each(VARIANTS)('k8s %s', (variant) => {
       const d = get(variant, 'Deployment', svc);
       expect(d.spec.template.spec.containers).toHaveLength(1);
       const [c] = d.spec.template.spec.containers;
-      expect(c.ports).toEqual([{ name: 'http', containerPort: port, protocol: 'TCP' }]);
+      expect(c.ports).toContainEqual({ name: 'http', containerPort: port, protocol: 'TCP' });
       expect(c.env).toContainEqual({ name: 'PORT', value: String(port) });
       expect(c.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
       expect(c.startupProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
       expect(c.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' });
+    });
+
+    it('serves /metrics on a pod port of its own that the Service does not expose, where the scrape annotations point', () => {
+      const d = get(variant, 'Deployment', svc);
+      const [c] = d.spec.template.spec.containers;
+      const metrics = c.ports.find((p: { name: string }) => p.name === 'metrics');
+      expect(metrics).toEqual({ name: 'metrics', containerPort: expect.any(Number), protocol: 'TCP' });
+      expect(metrics.containerPort).not.toBe(port);
+      expect(c.env).toContainEqual({ name: 'METRICS_PORT', value: String(metrics.containerPort) });
+      expect(d.spec.template.metadata.annotations).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(metrics.containerPort), 'prometheus.io/path': '/metrics' });
+      expect(get(variant, 'Service', svc).spec.ports.map((p: { name: string }) => p.name)).not.toContain('metrics');
     });
 
     it('runs as a non-root user with a read-only root filesystem and no privilege escalation', () => {

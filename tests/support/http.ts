@@ -22,6 +22,11 @@ export async function call(url: string, init: RequestInit & { bearer?: string } 
   return { status: res.status, headers: res.headers, body, text };
 }
 
+/** Authorization header of a Prometheus scrape on a service port (`/metrics` needs `metrics:read`). */
+export async function metricsAuth(secret = TEST_SECRET): Promise<{ authorization: string }> {
+  return { authorization: `Bearer ${await mintToken(secret, { sub: 'prometheus', perms: ['metrics:read'] })}` };
+}
+
 /** Temporary DATA_DIR under the OS temp dir. */
 export function tempDir(prefix: string): string {
   const { mkdtempSync } = require('node:fs') as typeof import('node:fs');

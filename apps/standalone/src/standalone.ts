@@ -22,6 +22,18 @@ export const BACKEND_SERVICES: ServiceDefinition[] = [
   hubDefinition,
 ];
 
+/** Address every service but the gateway binds in standalone mode. */
+export const LOOPBACK = '127.0.0.1';
+
+/**
+ * METRICS_PORT names the gateway's metrics listener; every other service takes the same offset
+ * from it as its port from the gateway's (0 stays 0: random ports).
+ */
+function metricsPortOf(env: Record<string, string | undefined>, offset: number): { METRICS_PORT?: string } {
+  if (env.METRICS_PORT === undefined || env.METRICS_PORT === '') return {};
+  const base = Number(env.METRICS_PORT);
+  return { METRICS_PORT: Number.isInteger(base) && base > 0 ? String(base + offset) : env.METRICS_PORT };
+}
 
 export interface StandaloneOptions {
   /** Environment to read (defaults to process.env). */
@@ -56,13 +68,15 @@ export async function startStandalone(options: StandaloneOptions = {}): Promise<
   const serviceUrls: Record<string, string> = {};
   try {
     for (const def of BACKEND_SERVICES) {
-      const port = gatewayPort === 0 ? 0 : gatewayPort + (def.defaultPort - gatewayDefinition.defaultPort);
-      const svc = await startService(def, { bus, serviceUrls, env: { ...env, PORT: String(port), DATA_DIR: dataDir, BUS: 'memory' } });
+      const offset = def.defaultPort - gatewayDefinition.defaultPort;
+      const port = gatewayPort === 0 ? 0 : gatewayPort + offset;
+      // Only the gateway faces the network: the others are reached through it, in this process.
+      const svc = await startService(def, { bus, serviceUrls, env: { ...env, PORT: String(port), HOST: LOOPBACK, ...metricsPortOf(env, offset), DATA_DIR: dataDir, BUS: 'memory' } });
       services.push(svc);
       serviceUrls[def.name] = svc.url;
       upstreamEnv[`${def.name.replace(/-/g, '_').toUpperCase()}_URL`] = svc.url;
     }
-    const gateway = await startService(gatewayDefinition, { bus, serviceUrls, env: { ...env, ...upstreamEnv, PORT: String(gatewayPort), BUS: 'memory' } });
+    const gateway = await startService(gatewayDefinition, { bus, serviceUrls, env: { ...env, ...upstreamEnv, PORT: String(gatewayPort), ...metricsPortOf(env, 0), BUS: 'memory' } });
     serviceUrls.gateway = gateway.url;
     const url = `http://localhost:${gateway.port}`;
     let closing: Promise<void> | undefined;

@@ -30,6 +30,17 @@ export class HttpEnv {
   /** How long in-flight requests may take to finish on SIGTERM before the process exits anyway. */
   @Type(() => Number) @IsInt() @Min(0)
   SHUTDOWN_TIMEOUT_MS = 10000;
+
+  /**
+   * Port of a separate listener serving only `GET /metrics`, without a token, for a scraper on a
+   * private network. Unset: `/metrics` is on PORT and needs a bearer token with `metrics:read`.
+   */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(65535)
+  METRICS_PORT?: number;
+
+  /** Address the metrics listener binds; defaults to HOST. */
+  @IsOptional() @IsString()
+  METRICS_HOST?: string;
 }
 
 /** Logging. */

@@ -1,6 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
 import { DomainException, PORT_ERROR_STATUS } from './domain.exception';
 import { type ErrorBody, errorBody } from './error-body';
 
@@ -19,13 +20,36 @@ export function toErrorBody(err: unknown, log?: (errorId: string, err: unknown) 
   }
   if (err instanceof DomainException) return withErrorId(errorBody(err.status, err.message, { code: err.code, ...err.body }), err.status, err, log);
   const e = err as { code?: string; type?: string; status?: number; message?: string; expose?: boolean };
-  // body-parser errors (malformed JSON, body too large) carry `type` and an exposable status.
-  if (e?.type === 'entity.too.large') return errorBody(413, 'request body is larger than the limit');
-  if (e?.type === 'entity.parse.failed') return errorBody(400, 'request body is not valid JSON');
-  if (e?.expose && typeof e.status === 'number' && e.status >= 400 && e.status < 500) return errorBody(e.status, e.message ?? 'bad request');
+  // body-parser errors (malformed JSON, body too large, refused by the JSON guard) carry `type` and an exposable status.
+  if (e?.type === 'entity.too.large') return errorBody(413, 'request body is larger than the limit', { code: 'PAYLOAD_TOO_LARGE' });
+  if (e?.type === 'entity.parse.failed') return errorBody(400, 'request body is not valid JSON', { code: 'INVALID_JSON' });
+  // Express cannot decode a route parameter such as `%ff`.
+  if (err instanceof URIError && e.status === 400) return errorBody(400, 'the request path has an invalid percent-encoding', { code: 'INVALID_PATH_ENCODING' });
+  if (e?.expose && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+    return errorBody(e.status, e.message ?? 'bad request', { code: stableCode(e.code) ?? EXPOSED_TYPE_CODES[e.type ?? ''] ?? codeForStatus(e.status) });
+  }
   const portStatus = e?.code ? PORT_ERROR_STATUS[e.code] : undefined;
   if (portStatus) return withErrorId(errorBody(portStatus, portStatus >= 500 ? 'a dependency is unavailable, retry later' : (e.message ?? 'bad request'), { code: e.code }), portStatus, err, log);
   return withErrorId(errorBody(500, 'internal error'), 500, err, log);
+}
+
+/** Codes of the body-parser errors that carry no code of their own. */
+const EXPOSED_TYPE_CODES: Record<string, string> = {
+  'charset.unsupported': 'UNSUPPORTED_CHARSET',
+  'encoding.unsupported': 'UNSUPPORTED_CONTENT_ENCODING',
+  'request.aborted': 'REQUEST_ABORTED',
+  'request.size.invalid': 'BODY_SIZE_MISMATCH',
+  'stream.encoding.set': 'BAD_REQUEST',
+};
+
+/** An upper-case identifier is a code meant for callers; anything else (`ECONNRESET`, lower case) is not. */
+function stableCode(code: unknown): string | undefined {
+  return typeof code === 'string' && /^[A-Z][A-Z0-9_]{2,63}$/.test(code) && !/^E[A-Z]+$/.test(code) ? code : undefined;
+}
+
+/** `Unsupported Media Type` -> `UNSUPPORTED_MEDIA_TYPE`. */
+export function codeForStatus(status: number): string {
+  return (STATUS_CODES[status] ?? 'ERROR').toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_|_$/g, '');
 }
 
 function withErrorId(body: ErrorBody, status: number, err: unknown, log?: (errorId: string, err: unknown) => void): ErrorBody {
@@ -57,6 +81,8 @@ export function sendError(res: Response, err: unknown, log?: (errorId: string, e
     res.destroy();
     return;
   }
+  const requestId = res.getHeader('X-Request-Id');
+  if (typeof requestId === 'string' && body.requestId === undefined) body.requestId = requestId;
   res.status(body.statusCode).json(body);
 }
 

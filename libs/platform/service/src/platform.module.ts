@@ -76,7 +76,8 @@ export class PlatformModule {
         }),
         ...(ctx.bus ? [BusModule.forRoot({ bus: ctx.bus })] : []),
       ],
-      controllers: [HealthController, MetricsController, InternalInfoController],
+      // With METRICS_PORT the metrics have their own listener and the service port does not serve them.
+      controllers: [HealthController, ...(c.METRICS_PORT === undefined ? [MetricsController] : []), InternalInfoController],
       providers: [
         { provide: SERVICE_CONFIG, useValue: c },
         { provide: SERVICE_CONTEXT, useValue: ctx },

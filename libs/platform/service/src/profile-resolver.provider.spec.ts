@@ -2,7 +2,7 @@ import { Controller, Get, Module, Param } from '@nestjs/common';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ProfileResolver, ServiceClient, Topics } from '@flowplane/contracts';
-import { Public, ServiceTokenProvider, TokenVerifier } from '@flowplane/platform/auth';
+import { mintToken, Public, ServiceTokenProvider, TokenVerifier } from '@flowplane/platform/auth';
 import { MemoryEventBus } from '@flowplane/platform/bus';
 import { ProfileResolverModule } from './profile-resolver.provider';
 import type { ServiceDefinition } from './service-definition';
@@ -215,7 +215,7 @@ describe('ProfileResolverModule in a service', () => {
   });
 
   it('exports the cache counters on /metrics', async () => {
-    const text = await (await fetch(`${services[0].url}/metrics`)).text();
+    const text = await (await fetch(`${services[0].url}/metrics`, { headers: { authorization: `Bearer ${await mintToken(SECRET, { sub: 'prometheus', perms: ['metrics:read'] })}` } })).text();
     expect(text).toMatch(/profile_resolver_cache\{stat="hits"[^}]*\} [1-9]/);
     expect(text).toMatch(/profile_resolver_cache\{stat="fetches"[^}]*\} [1-9]/);
     expect(text).toMatch(/profile_resolver_cache\{stat="invalidations"[^}]*\} [1-9]/);

@@ -26,6 +26,8 @@ export type ServiceConfig = Record<string, unknown> & {
   HOST: string;
   HTTP_BODY_LIMIT: string;
   SHUTDOWN_TIMEOUT_MS: number;
+  METRICS_PORT?: number;
+  METRICS_HOST?: string;
   LOG_LEVEL: string;
   LOG_PRETTY: boolean;
   AUTH_JWT_SECRET?: string;

@@ -8,8 +8,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AuthEnv, BusEnv, HttpEnv, KafkaEnv, LogEnv, loadConfig, MongoEnv, StoreEnv, VectorEnv } from '@flowplane/platform/config';
 import type { EventBus } from '@flowplane/platform/bus';
-import { createMetricsRegistry, ReadinessRegistry, registerBusMetrics } from '@flowplane/platform/health';
-import { expressErrorHandler, requestIdMiddleware } from '@flowplane/platform/http';
+import { createMetricsRegistry, createMetricsServer, ReadinessRegistry, registerBusMetrics } from '@flowplane/platform/health';
+import { expressErrorHandler, installClientErrorHandler, jsonBodyVerifier, pathEncodingGuard, requestIdMiddleware } from '@flowplane/platform/http';
 import type { Store } from '@flowplane/platform/store';
 import type { VectorStore } from '@flowplane/platform/vector';
 import { busFromConfig, storeFromConfig, vectorFromConfig } from './adapters';
@@ -34,6 +34,8 @@ export interface RunningService {
   server: Server;
   port: number;
   url: string;
+  /** Port of the metrics-only listener when METRICS_PORT is set. */
+  metricsPort?: number;
   ctx: ServiceContext;
   close(): Promise<void>;
 }
@@ -112,11 +114,16 @@ async function boot(def: ServiceDefinition, ctx: ServiceContext, owned: Array<{ 
 
   app.use(requestIdMiddleware);
   app.use(httpMiddleware);
+  app.use(pathEncodingGuard);
   if (def.parseJsonBody !== false) {
-    app.useBodyParser('json', { limit: config.HTTP_BODY_LIMIT });
+    // Depth and UTF-8 are checked on the raw bytes, before anything recursive sees the body.
+    app.useBodyParser('json', { limit: config.HTTP_BODY_LIMIT, verify: jsonBodyVerifier() });
     // YAML documents (flow versions) arrive as text; the route parses them.
     app.useBodyParser('text', { limit: config.HTTP_BODY_LIMIT, type: ['application/yaml', 'application/x-yaml', 'text/yaml'] });
   }
+  // Errors of the middleware above get their codes here: Nest's own handler would turn a JSON
+  // syntax error or a bad path into a 400 without one.
+  app.use(expressErrorHandler());
   app.setGlobalPrefix(API_PREFIX, {
     exclude: [
       { path: 'healthz', method: RequestMethod.ALL },
@@ -144,10 +151,23 @@ async function boot(def: ServiceDefinition, ctx: ServiceContext, owned: Array<{ 
   // Unknown routes: Nest answers 404 through the exception filter; this catches what bypasses Nest.
   app.use((req: Request, res: Response) => res.status(404).json({ statusCode: 404, error: 'Not Found', message: `no route for ${req.method} ${req.path}` }));
 
-  await app.listen(config.PORT, config.HOST);
   const server = app.getHttpServer() as Server;
+  // Before listening: a malformed first request must already get the JSON error body.
+  installClientErrorHandler(server);
+  await app.listen(config.PORT, config.HOST);
   server.keepAliveTimeout = 65_000;
   const port = (server.address() as AddressInfo).port;
+  let metricsServer: Server | undefined;
+  if (config.METRICS_PORT !== undefined) {
+    try {
+      metricsServer = createMetricsServer(registry);
+      installClientErrorHandler(metricsServer);
+      await listen(metricsServer, config.METRICS_PORT, config.METRICS_HOST ?? config.HOST);
+    } catch (e) {
+      await app.close();
+      throw e;
+    }
+  }
   // One request listener in front of Express: in-flight tracking (so shutdown can wait for running
   // requests after the listener stops accepting) and the definition's fast path, if any.
   let inFlight = 0;
@@ -179,12 +199,28 @@ async function boot(def: ServiceDefinition, ctx: ServiceContext, owned: Array<{ 
       }
       server.closeAllConnections();
       await stopped;
+      if (metricsServer) {
+        const metricsStopped = new Promise<void>((r) => metricsServer!.close(() => r()));
+        metricsServer.closeAllConnections();
+        await metricsStopped;
+      }
       // 2. Nest shutdown hooks: bus consumers stop after committing what they finished.
       await app.close();
       // 3. Adapters this service owns: flush the store, close connections.
       await Promise.allSettled(owned.map((o) => o.close()));
     })());
-  return { name: def.name, app, server, port, url: `http://127.0.0.1:${port}`, ctx, close };
+  const metricsPort = metricsServer ? (metricsServer.address() as AddressInfo).port : undefined;
+  return { name: def.name, app, server, port, url: `http://127.0.0.1:${port}`, metricsPort, ctx, close };
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
 }
 
 /** Nest's per-module and per-route boot messages go to debug: eight services would print hundreds of lines. */

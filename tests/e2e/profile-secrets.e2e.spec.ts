@@ -117,7 +117,6 @@ describe('profile secrets stay with their endpoint', () => {
       code: 'PROFILE_ENDPOINT_OVERRIDE',
       message: expect.stringContaining('node "chat" config.baseURL: profile llm/llm-chat/vault holds a secret (apiKey)'),
       details: [{ field: '/nodes/1/config/baseURL', code: 'PROFILE_ENDPOINT_OVERRIDE', problems: [expect.stringContaining('baseURL may not be overridden')] }],
-      requestId: expect.any(String),
     });
     expect(res.text).not.toContain(KEY);
     const provider = await saveVersion(flowId, chat({ profile: 'vault', providerID: 'openai', baseURL: evil.url }));

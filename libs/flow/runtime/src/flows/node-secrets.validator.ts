@@ -4,6 +4,7 @@ import {
   declaredSensitiveProfileKeys,
   endpointOverrideMessage,
   endpointOverrides,
+  presentInNode,
   ProfileNotFoundError,
   type ProfileResolver,
   secretsHeld,
@@ -98,7 +99,8 @@ export class NodeSecretsValidator {
       const overridable = overridableKeys(schema);
       for (const selector of selectors) {
         const fields = declaredSecretEndpointFields(selector.module, selector.kind);
-        if (!fields || !fields.endpoint.some((k) => config[k] !== undefined)) continue;
+        // Only a value that would win over the profile's needs the profile read.
+        if (!fields || !fields.endpoint.some((k) => presentInNode(k, config[k], overridable))) continue;
         const selected = config[selector.key];
         const profileId = typeof selected === 'string' ? selected.trim() : typeof selected === 'number' ? String(selected) : '';
         if (profileId === '') continue;

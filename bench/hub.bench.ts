@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import WebSocket, { WebSocketServer } from 'ws';
 import { hubDefinition } from '@flowplane/hub';
-import { mintToken } from '@flowplane/platform/auth';
+import { mintServiceToken } from '@flowplane/platform/auth';
 import { startService } from '@flowplane/platform/service';
 import type { BenchResult } from './bench-result';
 
@@ -283,7 +283,7 @@ async function rssPerConnection(server: Server, token: string): Promise<number> 
 }
 
 export async function run(): Promise<BenchResult[]> {
-  const token = await mintToken(SECRET, { sub: 'svc:bench', perms: ['internal'], ttl: '1h' });
+  const token = await mintServiceToken(SECRET, { from: 'bench', to: 'hub', ttlSeconds: 3600 });
   const figures: Record<Kind, { tp: { perSecond: number; perCpuSecond: number }; p99: number; rss: number }> = {} as never;
   let pausedP99 = NaN;
   let unpausedP99 = NaN;

@@ -1,5 +1,5 @@
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
-import { call, json, testEnv, token } from '../support/http';
+import { call, json, serviceToken, testEnv, token } from '../support/http';
 
 /** Template activation with auto-managed deployments and publish_with (issue 6 items 10 and 11). */
 
@@ -47,7 +47,7 @@ describe('template activation', () => {
       { id: 'shop/bundle', name: 'Bundle', description: 'Listens and brings the reports along', tags: ['shop'], document: { ...listener('bundle.ready', 'bundle'), meta: { publish_with: ['shop/reports'] } } },
       { id: 'shop/broken-bundle', name: 'Broken bundle', description: 'Names a template nobody provides', tags: ['shop'], document: { ...listener('bundle.broken', 'broken'), meta: { publish_with: ['shop/missing'] } } },
     ];
-    const reg = await call(`${flowRuntime}/internal/templates/providers/shop`, { method: 'PUT', bearer: await token('svc:shop', ['internal']), ...json({ templates }) });
+    const reg = await call(`${flowRuntime}/internal/templates/providers/shop`, { method: 'PUT', bearer: await serviceToken('shop', 'flow-runtime', ['internal:templates:register']), ...json({ templates }) });
     expect(reg.status).toBe(200);
   });
   afterAll(() => platform?.close());

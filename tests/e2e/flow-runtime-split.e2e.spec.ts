@@ -3,7 +3,7 @@ import { logLevel } from 'kafkajs';
 import { KafkaEventBus } from '@flowplane/platform/bus';
 import { describeIntegration, type KafkaMock, kafkaMockUnavailable, startKafkaMock } from '@flowplane/platform/testing';
 import { type SplitPlatform, startSplit } from '../../tools/split/split';
-import { call, json, parseSse, tempDir, TEST_SECRET, token, until } from '../support/http';
+import { call, json, parseSse, serviceToken, tempDir, TEST_SECRET, token, until } from '../support/http';
 import { passThroughFlow, publishFlow } from '../support/flows';
 
 
@@ -94,7 +94,7 @@ describeIntegration('flow-runtime in split mode with two replicas', kafkaMockUna
     const pids = new Set(Object.values(platform.processes).map((p) => p.pid));
     expect(pids.size).toBe(9);
     for (const url of platform.replicaUrls['flow-runtime']) {
-      const info = await call(`${url}/internal/info`, { bearer: await token('svc:test', ['internal']) });
+      const info = await call(`${url}/internal/info`, { bearer: await serviceToken('test', 'flow-runtime', ['internal:info']) });
       expect(info.status).toBe(200);
       expect(info.body).toMatchObject({ service: 'flow-runtime', adapters: { bus: 'kafka', store: 'embedded' } });
     }

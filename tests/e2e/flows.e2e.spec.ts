@@ -1,6 +1,6 @@
 import { stringify } from 'yaml';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
-import { call, json, testEnv, token } from '../support/http';
+import { call, json, serviceToken, testEnv, token } from '../support/http';
 
 const minimal = {
   name: 'Minimal',
@@ -111,14 +111,14 @@ describe('flows, versions, publish and templates through the gateway', () => {
 
   it('lets a module seed its flow, auto-upgrades it to a higher schemaVersion, and never replaces a version someone else made', async () => {
     const flowRuntime = platform.services.find((s) => s.name === 'flow-runtime')!.url;
-    const i18n = await token('svc:i18n', ['internal']);
+    const i18n = await serviceToken('i18n', 'flow-runtime', ['internal:flows:seed']);
     const seed = async (id: string, schemaVersion: number, bearer = i18n) =>
       call(`${flowRuntime}/internal/flows/${id}`, { method: 'PUT', bearer, ...json({ name: 'Sweep', document: { ...minimal, name: `rev ${schemaVersion}`, meta: { ...minimal.meta, schemaVersion } } }) });
 
     expect((await seed('sweep', 1)).body).toEqual({ flowId: 'sweep', action: 'created', versionId: 'sweep@v1' });
     expect((await call(`${api}/flows/sweep`, { bearer: admin })).body.published).toEqual({ versionId: 'sweep@v1' });
     expect((await seed('sweep', 1)).body).toMatchObject({ action: 'unchanged', versionId: 'sweep@v1' });
-    expect((await seed('sweep', 2, await token('svc:assistant', ['internal']))).body).toMatchObject({ action: 'unchanged', reason: expect.stringContaining('not by module assistant') });
+    expect((await seed('sweep', 2, await serviceToken('assistant', 'flow-runtime', ['internal:flows:seed']))).body).toMatchObject({ action: 'unchanged', reason: expect.stringContaining('not by module assistant') });
     expect((await seed('sweep', 2, admin)).status).toBe(403);
     expect((await seed('sweep', 2)).body).toEqual({ flowId: 'sweep', action: 'upgraded', versionId: 'sweep@v2' });
     const history = (await call(`${api}/flows/sweep/publishes`, { bearer: admin })).body;

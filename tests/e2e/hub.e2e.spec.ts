@@ -1,6 +1,6 @@
 import { Get } from '@nestjs/common';
 import { HubModule, HubService, hubDefinition } from '@flowplane/hub';
-import { CurrentPrincipal, listRoutes, mintToken, type Principal, Public } from '@flowplane/platform/auth';
+import { CurrentPrincipal, listRoutes, mintServiceToken, mintToken, type Principal, Public } from '@flowplane/platform/auth';
 import { type RunningService, startService } from '@flowplane/platform/service';
 import { call, metricsAuth, TEST_SECRET, token } from '../support/http';
 import { eventually, HubClient, refusal } from './hub-clients';
@@ -198,7 +198,7 @@ describe('hub', () => {
       expect(intoBob.status).toBe(403);
       expect(intoBob.body.message).toMatch(/personal room/);
       expect((await broadcast('user:bob', { hi: 1 }, bob)).status).toBe(200);
-      const svc = await mintToken(TEST_SECRET, { sub: 'svc:flow-runtime', perms: ['internal'] });
+      const svc = await mintServiceToken(TEST_SECRET, { from: 'flow-runtime', to: 'hub' });
       expect((await broadcast('user:bob', { hi: 1 }, svc)).status).toBe(200);
     });
 

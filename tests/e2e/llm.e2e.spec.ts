@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type LlmUsageRecordedPayload, Topics } from '@flowplane/contracts';
 import { LLM_RUNTIME, type LlmRuntime } from '../../libs/flow/runtime/src/llm/llm.tokens';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
-import { call, parseSse, testEnv, token } from '../support/http';
+import { call, parseSse, serviceToken, testEnv, token } from '../support/http';
 import { publishFlow } from '../support/flows';
 
 
@@ -201,7 +201,7 @@ describe('LLM layer through the gateway', () => {
 
   it('serves the live option sources to the profiles service, which offers them for llm-chat profiles', async () => {
     const flowRuntime = platform.services.find((s) => s.name === 'flow-runtime')!;
-    const svc = await token('svc:profiles', ['internal']);
+    const svc = await serviceToken('profiles', 'flow-runtime', ['internal:options:read']);
     const providers = await call(`${flowRuntime.url}/internal/options/llm.providers`, { bearer: svc });
     expect(providers.body).toEqual(['local', 'ollama', 'openai', 'openai-compatible']);
     expect((await call(`${flowRuntime.url}/internal/options/guard.guards`, { bearer: svc })).body).toEqual(['blocklist', 'llm-classifier', 'pii']);

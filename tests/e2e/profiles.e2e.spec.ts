@@ -2,7 +2,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { rmSync } from 'node:fs';
 import { type CloudEvent, MASK_TOKEN, type ProfilesUpdatedPayload, Topics } from '@flowplane/contracts';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
-import { call, tempDir, TEST_SECRET, token } from '../support/http';
+import { call, serviceToken, tempDir, TEST_SECRET, token } from '../support/http';
 
 const SECRET = 'sk-e2e-very-secret-4242';
 
@@ -38,7 +38,7 @@ describe('profiles through the gateway', () => {
       }),
     );
   const internal = async (path: string) =>
-    call(`${profilesUrl}/internal/profiles/${path}`, { bearer: await token('svc:e2e', ['internal']) });
+    call(`${profilesUrl}/internal/profiles/${path}`, { bearer: await serviceToken('e2e', 'profiles', ['internal:profiles:list', 'internal:profiles:resolve']) });
   const eventsFor = (profileId: string) =>
     events.filter((e) => e.data.profileId === profileId).map((e) => e.data.action);
   async function until(what: string, predicate: () => boolean, timeoutMs = 3000): Promise<void> {
@@ -306,7 +306,7 @@ describe('profiles through the gateway', () => {
       expect(
         (
           await call(`${platform.url}/internal/profiles/llm/llm-chat/fixture`, {
-            bearer: await token('svc:e2e', ['internal']),
+            bearer: await serviceToken('e2e', 'profiles', ['internal:profiles:resolve']),
           })
         ).status,
       ).toBe(404);

@@ -1,12 +1,12 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
-import { call, json, testEnv, token } from '../support/http';
+import { call, json, serviceToken, testEnv, token } from '../support/http';
 
 interface Invocation {
   path?: string;
   headers: IncomingHttpHeaders;
-  body: { runId: string; nodeId: string; config: Record<string, unknown>; packet: Record<string, unknown>; meta: Record<string, unknown> };
+  body: { runId: string; nodeId: string; stepKey: string; config: Record<string, unknown>; packet: Record<string, unknown>; meta: Record<string, unknown> };
 }
 
 const manifest = {
@@ -75,7 +75,7 @@ describe('remote nodes registered by another service', () => {
     runtimeUrl = platform.services.find((s) => s.name === 'flow-runtime')!.url;
     api = `${platform.url}/api/v1`;
     admin = await token('alice', ['admin:access']);
-    svc = await token('svc:crm', ['internal']);
+    svc = await serviceToken('crm', 'flow-runtime', ['internal:nodes:register']);
   });
   afterAll(async () => {
     await platform?.close();
@@ -83,11 +83,14 @@ describe('remote nodes registered by another service', () => {
     await new Promise((r) => remote?.close(r));
   });
 
-  it('accepts registrations only with a service token', async () => {
+  it('accepts registrations only with a service token for flow-runtime that may register nodes', async () => {
     const body = { manifest, invokeUrl: `${remoteUrl}/nodes/lookup` };
     expect((await register('crm/lookup', body)).status).toBe(401);
     expect((await register('crm/lookup', body, admin)).status).toBe(403);
     expect((await register('crm/lookup', body, await token('root', [], { superuser: true }))).status).toBe(403);
+    expect((await register('crm/lookup', body, await token('svc:crm', ['internal']))).status).toBe(403);
+    expect((await register('crm/lookup', body, await serviceToken('crm', 'flow-runtime', ['internal:flows:seed']))).status).toBe(403);
+    expect((await register('crm/lookup', body, await serviceToken('crm', 'profiles', ['internal:nodes:register']))).status).toBe(401);
   });
 
   it('rejects an invalid registration with 400 and a built-in id with 409', async () => {
@@ -131,7 +134,10 @@ describe('remote nodes registered by another service', () => {
     expect(seen.path).toBe('/nodes/lookup');
     expect(seen.body).toMatchObject({ runId: run.body.runId, nodeId: 'lookup', config: { region: 'us' }, packet: { email: 'ada@example.com' }, meta: expect.objectContaining({ channel: 'e2e' }) });
     const bearer = String(seen.headers.authorization ?? '').replace(/^Bearer /, '');
-    expect(claims(bearer)).toMatchObject({ sub: 'svc:flow-runtime', perms: ['internal'] });
+    // A token of its own that names the run step and opens nothing else, never flow-runtime's service token.
+    const c = claims(bearer);
+    expect(c).toMatchObject({ sub: `run:${run.body.runId}/lookup`, aud: 'node:crm/lookup', perms: [], step: seen.body.stepKey });
+    expect(Number(c.exp) - Number(c.iat)).toBeLessThanOrEqual(5 + 60);
   });
 
   it("routes a remote failure to the node's Error port", async () => {

@@ -3,7 +3,7 @@ import { MemoryEventBus } from '@flowplane/platform/bus';
 import { type RunningService, startService } from '@flowplane/platform/service';
 import { createMemoryStore } from '@flowplane/platform/store';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
-import { call, TEST_SECRET, testEnv, token } from '../support/http';
+import { call, serviceToken, TEST_SECRET, testEnv, token } from '../support/http';
 
 describe('scheduler routes through the gateway', () => {
   let platform: Standalone;
@@ -81,7 +81,7 @@ describe('scheduler across two replicas', () => {
   });
 
   it('fires each due entry exactly once, on one replica, and seeds never retime an entry', async () => {
-    const seedToken = await token('svc:i18n', ['internal']);
+    const seedToken = await serviceToken('i18n', 'flow-runtime', ['internal:schedules:seed']);
     const seed = (cron: string) =>
       call(`${a.url}/internal/schedules/seed`, {
         method: 'POST',

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { SearchService, searchDefinition } from '@flowplane/search';
 import { type RunningService, startService } from '@flowplane/platform/service';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
-import { call, json, TEST_SECRET, testEnv, token, until } from '../support/http';
+import { call, json, serviceToken, TEST_SECRET, testEnv, token, until } from '../support/http';
 
 const DIM = 64;
 
@@ -67,7 +67,7 @@ describe('vector search through the gateway', () => {
     searchUrl = platform.services.find((s) => s.name === 'search')!.url;
     admin = await token('alice', ['admin:access', 'search:index:list', 'search:index:write', 'search:doc:write', 'search:doc:delete']);
     user = await token('bob');
-    svc = await token('svc:catalog', ['internal']);
+    svc = await serviceToken('catalog', 'search', ['internal:search:owners']);
   }, 30_000);
 
   afterAll(async () => {

@@ -1,6 +1,6 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { rmSync } from 'node:fs';
-import { type CloudEvent, MASK_TOKEN, PublicSettingsReader, ServiceClient, type SettingsUpdatedPayload, Topics } from '@flowplane/contracts';
+import { type CloudEvent, INTERNAL_PERMS, MASK_TOKEN, PublicSettingsReader, ServiceClient, type SettingsUpdatedPayload, Topics } from '@flowplane/contracts';
 import { ServiceTokenProvider } from '@flowplane/platform/auth';
 import type { Subscription } from '@flowplane/platform/bus';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
@@ -51,7 +51,7 @@ describe('module settings through the gateway', () => {
     call(`${url}/api/v1/admin/settings/${module}`, { method: 'PUT', bearer, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ values }) });
   const adminRead = (module: string, bearer: string = admin) => call(`${url}/api/v1/admin/settings/${module}`, { bearer });
   const field = (body: any, key: string) => body.fields.find((f: any) => f.key === key);
-  const internalValues = async (module: string) => (await call(`${profilesUrl}/internal/settings/${module}`, { bearer: await serviceToken.token() })).body;
+  const internalValues = async (module: string) => (await call(`${profilesUrl}/internal/settings/${module}`, { bearer: await serviceToken.token('profiles', [INTERNAL_PERMS.settingsRead]) })).body;
 
   describe('public reads', () => {
     it('reads a public field without a token (env value)', async () => {
@@ -224,7 +224,7 @@ describe('module settings through the gateway', () => {
   });
 
   it('gives other services a public-settings reader that sees changes through settings.updated', async () => {
-    const client = new ServiceClient({ service: 'profiles', baseUrl: profilesUrl, tokenProvider: () => serviceToken.token() });
+    const client = new ServiceClient({ service: 'profiles', baseUrl: profilesUrl, tokenProvider: (target, perms) => serviceToken.token(target, perms) });
     const reader = new PublicSettingsReader(client, { ttlMs: 60_000, consumer: 'settings-e2e' });
     const listening = await reader.listen(platform.bus);
     try {

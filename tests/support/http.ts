@@ -1,10 +1,15 @@
-import { mintToken } from '@flowplane/platform/auth';
+import { mintServiceToken, mintToken } from '@flowplane/platform/auth';
 
 export const TEST_SECRET = 'e2e-test-secret-0123456789abcdef';
 
 /** Mints a token for tests, signed with TEST_SECRET. */
 export function token(sub: string, perms: string[] = [], extra: { superuser?: boolean; active?: boolean } = {}): Promise<string> {
   return mintToken(TEST_SECRET, { sub, perms, ...extra });
+}
+
+/** Mints a service token for tests: `sub: svc:<from>`, audience `svc:<to>`, exactly `perms` (see INTERNAL_PERMS). */
+export function serviceToken(from: string, to: string, perms: string[] = []): Promise<string> {
+  return mintServiceToken(TEST_SECRET, { from, to, perms });
 }
 
 /** fetch returning status, headers and parsed JSON body. */

@@ -51,7 +51,7 @@ async function main(): Promise<void> {
   if (!env.PROFILES_URL) throw new Error('PROFILES_URL is required');
   if (!secret) throw new Error('AUTH_JWT_SECRET or AUTH_SERVICE_SECRET is required');
   const tokens = new ServiceTokenProvider(`resolver-${host}`, secret);
-  const client = new ServiceClient({ service: 'profiles', baseUrl: env.PROFILES_URL, tokenProvider: () => tokens.token() });
+  const client = new ServiceClient({ service: 'profiles', baseUrl: env.PROFILES_URL, tokenProvider: (target, perms) => tokens.token(target, perms) });
   const busOptions = eventBusOptionsFromEnv(env, {
     clientId: `resolver-${host}`,
     source: `/tests/resolver/${host}`,

@@ -17,6 +17,7 @@ export * from './events/topic-payloads.registry';
 export * from './http/service-registry';
 export * from './http/service-client.errors';
 export * from './http/service-client';
+export * from './http/internal-routes';
 export * from './events/platform-probe.event';
 export * from './profiles/profile-kind';
 export * from './profiles/llm-chat.kind';

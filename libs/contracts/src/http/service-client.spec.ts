@@ -129,6 +129,27 @@ describe('ServiceClient headers and bodies', () => {
     expect(received[0].url).toBe('/api/internal/x');
   });
 
+  it("asks for a token for the called service with the permission of the call's internal route", async () => {
+    const asked: Array<[string, readonly string[]]> = [];
+    const tokenProvider = async (target: string, perms: readonly string[]) => {
+      asked.push([target, perms]);
+      return 'svc-token';
+    };
+    const profiles = new ServiceClient({ service: 'profiles', baseUrl, tokenProvider, retries: 0 });
+    await profiles.get('/internal/profiles/llm/llm-chat/openai-prod');
+    await profiles.get('/internal/profiles/llm/llm-chat?x=1');
+    await profiles.get('/internal/unknown');
+    await profiles.get('/internal/info', { perms: ['internal:custom'] });
+    await new ServiceClient({ service: 'profiles', baseUrl, tokenProvider, perms: ['internal:fixed'] }).get('/internal/info');
+    expect(asked).toEqual([
+      ['profiles', ['internal:profiles:resolve']],
+      ['profiles', ['internal:profiles:list']],
+      ['profiles', []],
+      ['profiles', ['internal:custom']],
+      ['profiles', ['internal:fixed']],
+    ]);
+  });
+
   it('asks the token provider on every attempt', async () => {
     let n = 0;
     let calls = 0;

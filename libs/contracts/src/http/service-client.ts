@@ -1,4 +1,5 @@
 import { ServiceCallError, ServiceUnavailableError, type UnavailableReason } from './service-client.errors';
+import { internalPermsFor } from './internal-routes';
 import { isServiceName, serviceUrl } from './service-registry';
 
 /** HTTP methods the client sends. */
@@ -15,8 +16,11 @@ export const IDEMPOTENT_METHODS: ReadonlySet<HttpMethod> = new Set<HttpMethod>([
 /** Gateway-type statuses that mean "try again" rather than "your request is wrong". */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([502, 503, 504]);
 
-/** Supplies a short-lived service token (`sub: svc:<name>`, perm `internal`); expected to cache it. */
-export type TokenProvider = () => Promise<string>;
+/**
+ * Supplies a short-lived service token for one call: audience `svc:<target>` and exactly `perms`.
+ * Expected to cache one token per (target, perms) pair.
+ */
+export type TokenProvider = (target: string, perms: readonly string[]) => Promise<string>;
 /** Supplies the request id of the current inbound request, to forward as `X-Request-Id`. */
 export type RequestIdProvider = () => string | undefined;
 
@@ -37,6 +41,11 @@ export interface ServiceClientOptions {
   /** Upper bound of one backoff delay (also caps `Retry-After`); default 2000. */
   retryMaxDelayMs?: number;
   tokenProvider?: TokenProvider;
+  /**
+   * Permissions the token of every call carries. Default: per call, the permission of the matching
+   * route in `INTERNAL_ROUTES`, none for other paths.
+   */
+  perms?: readonly string[];
   requestIdProvider?: RequestIdProvider;
   /** Headers sent with every call. */
   headers?: Readonly<Record<string, string>>;
@@ -62,6 +71,8 @@ export interface ServiceRequestOptions {
   idempotent?: boolean;
   /** Overrides the request id from the provider. */
   requestId?: string;
+  /** Permissions of this call's service token; overrides the client's `perms` and the route table. */
+  perms?: readonly string[];
   /** Caller cancellation; an aborted call is never retried. */
   signal?: AbortSignal;
 }
@@ -85,8 +96,8 @@ const DEFAULT_MAX_DELAY_MS = 2000;
 /**
  * Base of the typed service-to-service clients (ARCHITECTURE §4): JSON over `fetch`, a timeout on every
  * attempt, retries with exponential backoff only for idempotent calls on network errors and 502/503/504,
- * a bearer service token and the forwarded `X-Request-Id`. Typed clients extend it with one method per
- * internal route.
+ * a bearer service token for the called service and the call's permissions, and the forwarded
+ * `X-Request-Id`. Typed clients extend it with one method per internal route.
  */
 export class ServiceClient {
   readonly service: string;
@@ -96,6 +107,7 @@ export class ServiceClient {
   private readonly retryBaseDelayMs: number;
   private readonly retryMaxDelayMs: number;
   private readonly tokenProvider?: TokenProvider;
+  private readonly perms?: readonly string[];
   private readonly requestIdProvider?: RequestIdProvider;
   private readonly headers: Readonly<Record<string, string>>;
   private readonly fetchImpl: typeof fetch;
@@ -113,6 +125,7 @@ export class ServiceClient {
     this.retryBaseDelayMs = nonNegative(options.retryBaseDelayMs, DEFAULT_BASE_DELAY_MS, 'retryBaseDelayMs');
     this.retryMaxDelayMs = nonNegative(options.retryMaxDelayMs, DEFAULT_MAX_DELAY_MS, 'retryMaxDelayMs');
     this.tokenProvider = options.tokenProvider;
+    this.perms = options.perms;
     this.requestIdProvider = options.requestIdProvider;
     this.headers = options.headers ?? {};
     this.fetchImpl = options.fetch ?? globalThis.fetch;
@@ -169,6 +182,7 @@ export class ServiceClient {
     const timeoutMs = positive(options.timeoutMs, this.timeoutMs, 'timeoutMs');
     const requestId = options.requestId ?? this.requestIdProvider?.();
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const perms = options.perms ?? this.perms ?? internalPermsFor(this.service, method, path);
     const base = { service: this.service, method, url, requestId };
 
     for (let attempt = 1; ; attempt++) {
@@ -180,7 +194,7 @@ export class ServiceClient {
           cause: options.signal.reason,
         });
       }
-      const headers = await this.headersFor(options, requestId, body !== undefined);
+      const headers = await this.headersFor(options, requestId, body !== undefined, perms);
       const timeout = AbortSignal.timeout(timeoutMs);
       const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
       const last = attempt >= maxAttempts;
@@ -240,6 +254,7 @@ export class ServiceClient {
     options: ServiceRequestOptions,
     requestId: string | undefined,
     hasBody: boolean,
+    perms: readonly string[],
   ): Promise<Record<string, string>> {
     const headers: Record<string, string> = {
       accept: 'application/json',
@@ -249,7 +264,7 @@ export class ServiceClient {
     if (hasBody) headers['content-type'] = 'application/json';
     if (requestId) headers['x-request-id'] = requestId;
     // Asked per attempt so a token that expired during a backoff is replaced; providers cache.
-    if (this.tokenProvider) headers.authorization = `Bearer ${await this.tokenProvider()}`;
+    if (this.tokenProvider) headers.authorization = `Bearer ${await this.tokenProvider(this.service, perms)}`;
     return headers;
   }
 

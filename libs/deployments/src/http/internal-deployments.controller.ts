@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Put } from '@nestjs/commo
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
-import { DEPLOYMENT_KINDS, type DeploymentKind, IsStringRecord, normalizeRoute, routeProblem } from '@flowplane/contracts';
+import { DEPLOYMENT_KINDS, type DeploymentKind, INTERNAL_PERMS, IsStringRecord, normalizeRoute, routeProblem } from '@flowplane/contracts';
 import { CurrentPrincipal, Internal, type Principal } from '@flowplane/platform/auth';
 import type { Deployment } from '../domain/deployment';
 import { invalidDeployment } from '../domain/deployment.errors';
@@ -64,21 +64,21 @@ export class InternalDeploymentsController {
 
   /** Every deployment, unenriched: flow-runtime's full sync of its bindings. */
   @Get()
-  @Internal()
+  @Internal(INTERNAL_PERMS.deploymentsRead)
   async all(): Promise<{ deployments: DeploymentRecord[] }> {
     return { deployments: (await this.deployments.all()).map((d) => ({ ...d, createdAt: d.createdAt.toISOString(), updatedAt: d.updatedAt.toISOString() })) };
   }
 
   /** Contributions of enabled deployments (the gateway's openapi.json and asyncapi.yaml). */
   @Get('descriptions')
-  @Internal()
+  @Internal(INTERNAL_PERMS.deploymentsDescribe)
   descriptions(): Promise<Descriptions> {
     return this.deployments.descriptions();
   }
 
   @Post(':id/select')
   @HttpCode(200)
-  @Internal()
+  @Internal(INTERNAL_PERMS.deploymentsSelect)
   async select(@Param('id') id: string, @Body() dto: SelectVariantDto): Promise<SelectionView> {
     const s = await this.deployments.select(id, dto.meta);
     return { deploymentId: s.deployment.id, variant: s.variant, sticky: s.sticky };
@@ -86,7 +86,7 @@ export class InternalDeploymentsController {
 
   @Put(':id')
   @HttpCode(200)
-  @Internal()
+  @Internal(INTERNAL_PERMS.deploymentsWrite)
   async ensure(@Param('id') id: string, @Body() dto: EnsureDeploymentDto, @CurrentPrincipal() who: Principal) {
     const { deployment, created } = await this.deployments.ensure({ id, ...dto }, { sub: who.sub });
     return { created, deployment: deploymentView({ deployment }) };
@@ -94,7 +94,7 @@ export class InternalDeploymentsController {
 
   @Post('route-check')
   @HttpCode(200)
-  @Internal()
+  @Internal(INTERNAL_PERMS.deploymentsRead)
   async routeCheck(@Body() dto: RouteCheckDto): Promise<{ ok: true }> {
     const route = normalizeRoute(dto);
     const problem = routeProblem(route);

@@ -37,6 +37,15 @@ export class FlowRuntimeEnv {
   @Type(() => Number) @IsInt() @Min(0)
   FLOW_NODE_TIMEOUT_MS = 30_000;
 
+  /**
+   * Hosts a remote node's invoke URL may reach over plain http, besides loopback and the hosts of the
+   * platform's own services (`<SERVICE>_URL`), which are always allowed; every other invoke URL must
+   * be https (400 at registration). Comma-separated host names, `*.suffix` wildcards, IP addresses and
+   * CIDR ranges (`crm,*.svc.cluster.local,10.0.0.0/8`); `*` allows http everywhere (development only).
+   */
+  @IsOptional() @IsString()
+  REMOTE_NODE_ALLOWED_HOSTS?: string;
+
   /** Steps a run may execute before it fails with MAX_STEPS (the cycle guard). */
   @Type(() => Number) @IsInt() @Min(1)
   FLOW_MAX_STEPS = 1000;

@@ -14,9 +14,13 @@ export interface AccessDeclaration {
   anyPerms?: string[];
   superuser?: boolean;
   internal?: boolean;
+  /** Permissions an internal route's service token must carry (all of them). */
+  internalPerms?: string[];
+  /** The remote node type whose step tokens this route serves. */
+  node?: string;
 }
 
-const KEYS = new Set<keyof AccessDeclaration>(['public', 'authenticated', 'active', 'allPerms', 'anyPerms', 'superuser', 'internal']);
+const KEYS = new Set<keyof AccessDeclaration>(['public', 'authenticated', 'active', 'allPerms', 'anyPerms', 'superuser', 'internal', 'internalPerms', 'node']);
 
 function declare(part: AccessDeclaration): MethodDecorator & ClassDecorator {
   return (target: object, key?: string | symbol, descriptor?: PropertyDescriptor) => {
@@ -41,8 +45,17 @@ export const RequirePerms = (...perms: string[]) => declare({ allPerms: perms })
 export const RequireAnyPerm = (...perms: string[]) => declare({ anyPerms: perms });
 /** Only superusers. */
 export const Superuser = () => declare({ superuser: true });
-/** Only other services of the platform (service token: `sub: svc:<name>`, perm `internal`). */
-export const Internal = () => declare({ internal: true });
+/**
+ * Only other services of the platform: a service token whose audience is this service
+ * (`aud: svc:<this service>`) and that carries every listed permission (`INTERNAL_PERMS` of
+ * `@flowplane/contracts`; name the one the route's group needs).
+ */
+export const Internal = (...perms: string[]) => declare(perms.length ? { internal: true, internalPerms: perms } : { internal: true });
+/**
+ * The handler of remote node `nodeType`, called by flow-runtime once per step with that step's token
+ * (`sub: run:<runId>/<nodeId>`, `aud: node:<nodeType>`); no other token is accepted.
+ */
+export const RemoteNodeHandler = (nodeType: string) => declare({ node: nodeType });
 /** The usual admin route: an active user with `admin:access` plus any further permissions. */
 export const AdminRoute = (...perms: string[]) => applyDecorators(ActiveUser(), RequirePerms('admin:access', ...perms));
 

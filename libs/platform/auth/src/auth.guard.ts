@@ -44,14 +44,14 @@ export class AuthGuard implements CanActivate {
     const token = bearer(req);
     if (decl.public) {
       // A token on a public route is optional but, when present, must be valid to be used.
-      if (token) req.principal = await this.verifier.verify(token).catch(() => undefined);
+      if (token) req.principal = await this.verifier.verify(token, { node: decl.node }).catch(() => undefined);
       return true;
     }
     if (token === undefined) throw new UnauthorizedException('missing bearer token');
     if (token === '') throw new UnauthorizedException('authorization header must be "Bearer <token>"');
     let principal: Principal;
     try {
-      principal = await this.verifier.verify(token);
+      principal = await this.verifier.verify(token, { node: decl.node });
     } catch (e) {
       throw new UnauthorizedException(e instanceof InvalidTokenError ? e.message : 'token is invalid');
     }
@@ -63,8 +63,16 @@ export class AuthGuard implements CanActivate {
 
 /** Throws 403 when the principal does not satisfy the declaration. */
 export function enforce(decl: AccessDeclaration, p: Principal): void {
+  if (decl.node !== undefined) {
+    if (p.node !== decl.node) throw new ForbiddenException(`remote node route: a step token of ${decl.node} is required`);
+    return;
+  }
+  // The verifier admits a step token only where a route asks for its node; this keeps it that way.
+  if (p.node !== undefined) throw new ForbiddenException('a remote node step token is valid only for its node');
   if (decl.internal) {
     if (!p.service) throw new ForbiddenException('internal route: service token required');
+    const missing = (decl.internalPerms ?? []).filter((perm) => !p.perms.includes(perm));
+    if (missing.length) throw new ForbiddenException(`internal route: service token lacks ${missing.join(', ')}`);
     return;
   }
   if (decl.active && !p.active) throw new ForbiddenException('user is inactive');

@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { PATH_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
 import { RequestMethod } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import type { AccessDeclaration } from './auth.decorators';
 import { accessDeclarationOf } from './auth.guard';
 
 export interface RouteInfo {
@@ -10,6 +11,8 @@ export interface RouteInfo {
   method: string;
   path: string;
   declared: boolean;
+  /** The route's access declaration, when it has one. */
+  access?: AccessDeclaration;
 }
 
 /** Lists every HTTP route of a Nest application with whether it carries an access declaration. */
@@ -28,7 +31,8 @@ export function listRoutes(app: INestApplication): RouteInfo[] {
       const path = Reflect.getMetadata(PATH_METADATA, fn);
       if (path === undefined) continue;
       const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, fn) as number] ?? 'GET';
-      out.push({ controller: cls.name, handler: name, method, path: `/${base}/${String(path)}`.replace(/\/+/g, '/').replace(/(.)\/$/, '$1'), declared: !!accessDeclarationOf(reflector, fn, cls) });
+      const access = accessDeclarationOf(reflector, fn, cls);
+      out.push({ controller: cls.name, handler: name, method, path: `/${base}/${String(path)}`.replace(/\/+/g, '/').replace(/(.)\/$/, '$1'), declared: !!access, ...(access ? { access } : {}) });
     }
   }
   return out;

@@ -1,7 +1,7 @@
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mintToken, ServiceTokenProvider, TokenVerifier } from './token-verifier';
+import { mintNodeStepToken, mintServiceToken, mintToken, ServiceTokenProvider, TokenVerifier } from './token-verifier';
 
 const secret = 'unit-test-secret-0123456789';
 
@@ -44,10 +44,76 @@ describe('TokenVerifier', () => {
     await expect(v.verify('not-a-jwt')).rejects.toThrow('malformed');
   });
 
-  it('recognises service tokens', async () => {
-    const v = new TokenVerifier({ jwtSecret: secret });
-    const p = await v.verify(await new ServiceTokenProvider('profiles', secret).token());
-    expect(p).toMatchObject({ sub: 'svc:profiles', service: true, perms: ['internal'] });
+  it('recognises service tokens by their audience and keeps only the permissions they were minted with', async () => {
+    const v = new TokenVerifier({ jwtSecret: secret, service: 'flow-runtime' });
+    const p = await v.verify(await new ServiceTokenProvider('profiles', secret).token('flow-runtime', ['internal:options:read']));
+    expect(p).toMatchObject({ sub: 'svc:profiles', service: true, perms: ['internal:options:read'], audience: ['svc:flow-runtime'] });
+  });
+
+  it('refuses a service token meant for another service', async () => {
+    const v = new TokenVerifier({ jwtSecret: secret, service: 'deployments' });
+    const forProfiles = await mintServiceToken(secret, { from: 'flow-runtime', to: 'profiles', perms: ['internal:profiles:resolve'] });
+    await expect(v.verify(forProfiles)).rejects.toThrow('service token is for svc:profiles, not svc:deployments');
+  });
+
+  it('no longer treats a token with the old all-powerful `internal` perm and no audience as a service', async () => {
+    const v = new TokenVerifier({ jwtSecret: secret, service: 'profiles' });
+    const legacy = await mintToken(secret, { sub: 'svc:flow-runtime', perms: ['internal'] });
+    expect(await v.verify(legacy)).toMatchObject({ service: false });
+  });
+
+  it('never gives an internal token superuser powers, and requires it to expire', async () => {
+    const v = new TokenVerifier({ jwtSecret: secret, service: 'profiles' });
+    expect(await v.verify(await mintToken(secret, { sub: 'svc:x', audience: 'svc:profiles', superuser: true }))).toMatchObject({ service: true, superuser: false });
+    const forever = await new SignJWT({ perms: [] }).setProtectedHeader({ alg: 'HS256' }).setSubject('svc:x').setAudience('svc:profiles').sign(new TextEncoder().encode(secret));
+    await expect(v.verify(forever)).rejects.toThrow('token claim check failed');
+  });
+
+  it('signs internal tokens with the service secret only, when it differs from the user secret', async () => {
+    const v = new TokenVerifier({ jwtSecret: secret, serviceSecret: 'service-secret-0123456789', service: 'profiles' });
+    await expect(v.verify(await mintServiceToken(secret, { from: 'x', to: 'profiles' }))).rejects.toThrow('signature is invalid');
+    expect((await v.verify(await mintServiceToken('service-secret-0123456789', { from: 'x', to: 'profiles' }))).service).toBe(true);
+  });
+
+  it('caches one token per (target, perms) pair', async () => {
+    const tokens = new ServiceTokenProvider('flow-runtime', secret);
+    const a = await tokens.token('profiles', ['internal:profiles:resolve', 'internal:profiles:list']);
+    expect(await tokens.token('profiles', ['internal:profiles:list', 'internal:profiles:resolve'])).toBe(a);
+    expect(await tokens.token('profiles', ['internal:profiles:list'])).not.toBe(a);
+    expect(await tokens.token('deployments', ['internal:profiles:resolve', 'internal:profiles:list'])).not.toBe(a);
+  });
+
+  describe('remote node step tokens', () => {
+    const step = { runId: 'r1', nodeId: 'lookup', stepKey: 'r1:lookup:1', nodeType: 'crm/lookup' };
+
+    it('identify the run step, carry no permissions and are accepted only for their node type', async () => {
+      const v = new TokenVerifier({ jwtSecret: secret, service: 'search' });
+      const t = await mintNodeStepToken(secret, step, 60);
+      expect(await v.verify(t, { node: 'crm/lookup' })).toMatchObject({ sub: 'run:r1/lookup', node: 'crm/lookup', perms: [], service: false });
+      await expect(v.verify(t)).rejects.toThrow('valid only for a step of remote node crm/lookup');
+      await expect(v.verify(t, { node: 'svc/search-upsert' })).rejects.toThrow('valid only for a step of remote node crm/lookup');
+    });
+
+    it('cannot be stretched into a service token or given permissions', async () => {
+      const v = new TokenVerifier({ jwtSecret: secret, service: 'profiles' });
+      const both = await mintToken(secret, { sub: 'run:r1/lookup', audience: ['node:crm/lookup', 'svc:profiles'], perms: ['internal:profiles:resolve'] });
+      await expect(v.verify(both, { node: 'crm/lookup' })).rejects.toThrow('token is invalid');
+      const withPerms = await mintToken(secret, { sub: 'run:r1/lookup', audience: 'node:crm/lookup', perms: ['internal:profiles:resolve'] });
+      expect((await v.verify(withPerms, { node: 'crm/lookup' })).perms).toEqual([]);
+    });
+
+    it('expire after their short life', async () => {
+      jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+      try {
+        const v = new TokenVerifier({ jwtSecret: secret });
+        const t = await mintNodeStepToken(secret, step, 90);
+        await v.verify(t, { node: 'crm/lookup' });
+        jest.advanceTimersByTime(91_000);
+        await expect(v.verify(t, { node: 'crm/lookup' })).rejects.toThrow('token expired');
+      } finally {
+        jest.useRealTimers();
+      }
+    });
   });
 
   describe('with a JWKS endpoint', () => {
@@ -78,7 +144,7 @@ describe('TokenVerifier', () => {
     it('accepts HS256 only for service tokens when a JWKS is configured', async () => {
       const v = new TokenVerifier({ jwksUrl: url, serviceSecret: secret });
       await expect(v.verify(await mintToken(secret, { sub: 'mallory', perms: ['admin'] }))).rejects.toThrow('service tokens only');
-      expect((await v.verify(await new ServiceTokenProvider('hub', secret).token())).service).toBe(true);
+      expect((await v.verify(await new ServiceTokenProvider('hub', secret).token('profiles'))).service).toBe(true);
     });
   });
 });

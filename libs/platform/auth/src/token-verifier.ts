@@ -1,5 +1,5 @@
-import { createRemoteJWKSet, decodeProtectedHeader, type JWTVerifyGetKey, jwtVerify, SignJWT } from 'jose';
-import { type Principal, principalFromClaims, INTERNAL_PERM } from './principal';
+import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, type JWTVerifyGetKey, jwtVerify, SignJWT } from 'jose';
+import { audiencesOf, isInternalAudience, NODE_PREFIX, type Principal, principalFromClaims, RUN_PREFIX, SERVICE_PREFIX } from './principal';
 
 export interface AuthOptions {
   /** HS256 secret for user tokens (development). */
@@ -10,6 +10,17 @@ export interface AuthOptions {
   audience?: string;
   /** HS256 secret for service tokens; defaults to `jwtSecret`. */
   serviceSecret?: string;
+  /**
+   * This service's name: service tokens are accepted only when their audience is `svc:<service>`.
+   * Unset (tools, tests), a service token for any service is accepted.
+   */
+  service?: string;
+}
+
+/** What the caller of `verify` accepts besides user and service tokens. */
+export interface VerifyOptions {
+  /** Accept the step token of this remote node type (audience `node:<type>`); refused otherwise. */
+  node?: string;
 }
 
 /** Why a token was refused; the message is safe to show to the caller. */
@@ -48,7 +59,20 @@ export class TokenVerifier {
   }
 
   /** Verifies a compact JWT and returns its principal; throws InvalidTokenError with a caller-safe reason. */
-  async verify(token: string): Promise<Principal> {
+  async verify(token: string, options: VerifyOptions = {}): Promise<Principal> {
+    const principal = await this.verifySignature(token);
+    // Checked on every use, cached or not: the same token may be offered where it does not belong.
+    if (principal.node !== undefined && principal.node !== options.node) {
+      throw new InvalidTokenError(`token is valid only for a step of remote node ${principal.node}`);
+    }
+    const self = this.options.service;
+    if (principal.service && self && !principal.audience?.includes(SERVICE_PREFIX + self)) {
+      throw new InvalidTokenError(`service token is for ${principal.audience?.join(', ') || 'no service'}, not ${SERVICE_PREFIX + self}`);
+    }
+    return principal;
+  }
+
+  private async verifySignature(token: string): Promise<Principal> {
     const now = Date.now();
     const hit = this.verified.get(token);
     if (hit) {
@@ -64,23 +88,30 @@ export class TokenVerifier {
 
   private async verifyUncached(token: string): Promise<{ principal: Principal; exp?: number }> {
     let alg: string | undefined;
+    let internal = false;
     try {
       alg = decodeProtectedHeader(token).alg;
+      // Only a routing decision (which key, which claim checks); the signature check below decides.
+      if (alg === 'HS256') internal = isInternalAudience(audiencesOf(decodeJwt(token)));
     } catch {
       throw new InvalidTokenError('malformed bearer token');
     }
     try {
+      if (alg === 'HS256' && internal) {
+        // Internal tokens (service and node step) are signed with the service secret and always expire.
+        if (!this.serviceSecret) throw new InvalidTokenError('service tokens are not accepted');
+        const { payload } = await jwtVerify(token, this.serviceSecret, { algorithms: ['HS256'], requiredClaims: ['exp'] });
+        return { principal: principalFromClaims(payload, true), exp: payload.exp };
+      }
       if (alg === 'HS256') {
-        // Service tokens are always HS256; with a JWKS configured, HS256 is accepted for services only.
-        const key = this.jwks ? this.serviceSecret : (this.userSecret ?? this.serviceSecret);
-        if (!key) throw new InvalidTokenError('HS256 tokens are not accepted');
-        const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], ...this.claimChecks(!this.jwks) });
-        const principal = principalFromClaims(payload);
-        if (this.jwks && !principal.service) throw new InvalidTokenError('HS256 is accepted for service tokens only');
-        return { principal, exp: payload.exp };
+        // With a JWKS configured, HS256 is accepted for internal tokens only.
+        if (this.jwks) throw new InvalidTokenError('HS256 is accepted for service tokens only');
+        if (!this.userSecret) throw new InvalidTokenError('HS256 tokens are not accepted');
+        const { payload } = await jwtVerify(token, this.userSecret, { algorithms: ['HS256'], ...this.claimChecks() });
+        return { principal: principalFromClaims(payload), exp: payload.exp };
       }
       if (!this.jwks) throw new InvalidTokenError(`signing algorithm ${alg ?? 'none'} is not accepted`);
-      const { payload } = await jwtVerify(token, this.jwks, { algorithms: ['RS256', 'ES256'], ...this.claimChecks(true) });
+      const { payload } = await jwtVerify(token, this.jwks, { algorithms: ['RS256', 'ES256'], ...this.claimChecks() });
       return { principal: principalFromClaims(payload), exp: payload.exp };
     } catch (e) {
       if (e instanceof InvalidTokenError) throw e;
@@ -92,8 +123,8 @@ export class TokenVerifier {
     }
   }
 
-  private claimChecks(userToken: boolean): { issuer?: string; audience?: string } {
-    return userToken ? { issuer: this.options.issuer, audience: this.options.audience } : {};
+  private claimChecks(): { issuer?: string; audience?: string } {
+    return { issuer: this.options.issuer, audience: this.options.audience };
   }
 }
 
@@ -102,15 +133,17 @@ export interface MintOptions {
   perms?: string[];
   superuser?: boolean;
   active?: boolean;
-  /** Lifetime such as `1h`, `15m`, `7d`. */
+  /** Lifetime such as `1h`, `15m`, `7d`, `300s`. */
   ttl?: string;
   issuer?: string;
-  audience?: string;
+  audience?: string | string[];
+  /** Further claims. */
+  claims?: Record<string, unknown>;
 }
 
 /** Signs an HS256 token (development tokens and service tokens). */
 export async function mintToken(secret: string, o: MintOptions): Promise<string> {
-  const claims: Record<string, unknown> = { perms: o.perms ?? [] };
+  const claims: Record<string, unknown> = { ...o.claims, perms: o.perms ?? [] };
   if (o.superuser) claims.superuser = true;
   if (o.active === false) claims.active = false;
   let jwt = new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(o.sub).setIssuedAt().setExpirationTime(o.ttl ?? '1h');
@@ -119,9 +152,40 @@ export async function mintToken(secret: string, o: MintOptions): Promise<string>
   return jwt.sign(new TextEncoder().encode(secret));
 }
 
-/** Mints and caches short-lived service tokens (`sub: svc:<name>`, perm `internal`) for calls between services. */
+/** Signs a service token: `sub: svc:<from>`, `aud: svc:<to>`, exactly `perms`. */
+export function mintServiceToken(secret: string, o: { from: string; to: string; perms?: readonly string[]; ttlSeconds?: number }): Promise<string> {
+  return mintToken(secret, { sub: SERVICE_PREFIX + o.from, audience: SERVICE_PREFIX + o.to, perms: [...(o.perms ?? [])], ttl: `${o.ttlSeconds ?? 300}s` });
+}
+
+/** One step of a remote node, as its step token names it. */
+export interface NodeStepIdentity {
+  runId: string;
+  nodeId: string;
+  /** The step's idempotency key. */
+  stepKey: string;
+  /** The node type (`crm/lookup`): the token's audience. */
+  nodeType: string;
+}
+
+/**
+ * Signs the token a remote node step gets: `sub: run:<runId>/<nodeId>`, `aud: node:<type>`, the
+ * step key in `step`, no permissions. It tells the node's handler which run step calls it, and
+ * every service refuses it anywhere but on a route serving that node type.
+ */
+export function mintNodeStepToken(secret: string, step: NodeStepIdentity, ttlSeconds: number): Promise<string> {
+  return mintToken(secret, { sub: `${RUN_PREFIX}${step.runId}/${step.nodeId}`, audience: NODE_PREFIX + step.nodeType, perms: [], ttl: `${Math.max(1, Math.ceil(ttlSeconds))}s`, claims: { step: step.stepKey } });
+}
+
+/** Most (target, perms) pairs whose service token is kept. */
+const SERVICE_TOKEN_CACHE_SIZE = 256;
+
+/**
+ * Mints this service's tokens for calls to other services: one short-lived token per (target,
+ * perms) pair, cached until less than a minute of its life is left; and the step tokens of remote
+ * node calls.
+ */
 export class ServiceTokenProvider {
-  private cached?: { token: string; expiresAt: number };
+  private readonly cache = new Map<string, { token: string; expiresAt: number }>();
 
   constructor(
     private readonly service: string,
@@ -129,13 +193,23 @@ export class ServiceTokenProvider {
     private readonly ttlSeconds = 300,
   ) {}
 
-  /** A valid token, renewed when less than a minute of its life is left. */
-  async token(): Promise<string> {
+  /** A valid token for `target` carrying exactly `perms`. */
+  async token(target: string, perms: readonly string[] = []): Promise<string> {
+    const wanted = [...new Set(perms)].sort();
+    const key = `${target}\n${wanted.join(' ')}`;
     const now = Date.now();
-    if (this.cached && this.cached.expiresAt - now > 60_000) return this.cached.token;
-    const token = await mintToken(this.secret, { sub: `svc:${this.service}`, perms: [INTERNAL_PERM], ttl: `${this.ttlSeconds}s` });
-    this.cached = { token, expiresAt: now + this.ttlSeconds * 1000 };
+    const hit = this.cache.get(key);
+    if (hit && hit.expiresAt - now > 60_000) return hit.token;
+    const token = await mintServiceToken(this.secret, { from: this.service, to: target, perms: wanted, ttlSeconds: this.ttlSeconds });
+    this.cache.delete(key);
+    if (this.cache.size >= SERVICE_TOKEN_CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(key, { token, expiresAt: now + this.ttlSeconds * 1000 });
     return token;
+  }
+
+  /** The token of one remote node step (see `mintNodeStepToken`). */
+  stepToken(step: NodeStepIdentity, ttlSeconds: number): Promise<string> {
+    return mintNodeStepToken(this.secret, step, ttlSeconds);
   }
 }
 

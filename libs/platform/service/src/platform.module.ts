@@ -4,6 +4,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { TerminusModule } from '@nestjs/terminus';
 import { LoggerModule } from 'nestjs-pino';
 import type { Registry } from 'prom-client';
+import { INTERNAL_PERMS } from '@flowplane/contracts';
 import { AuthModule, Internal } from '@flowplane/platform/auth';
 import { BusModule } from '@flowplane/platform/bus';
 import { HealthController, HTTP_METRICS, type HttpMetricsMiddleware, METRICS_REGISTRY, MetricsController, ReadinessRegistry } from '@flowplane/platform/health';
@@ -23,7 +24,7 @@ class InternalInfoController {
   constructor(@Inject(SERVICE_CONTEXT) private readonly ctx: ServiceContext) {}
 
   @Get()
-  @Internal()
+  @Internal(INTERNAL_PERMS.info)
   info() {
     return {
       service: this.ctx.name,

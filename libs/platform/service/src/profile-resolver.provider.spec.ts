@@ -74,7 +74,7 @@ async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 3
 
 function resolverOn(bus: MemoryEventBus, hostname: string): ProfileResolver {
   const tokens = new ServiceTokenProvider('spec', SECRET);
-  const client = new ServiceClient({ service: 'profiles', baseUrl: profilesUrl, tokenProvider: () => tokens.token() });
+  const client = new ServiceClient({ service: 'profiles', baseUrl: profilesUrl, tokenProvider: (target, perms) => tokens.token(target, perms) });
   return new ProfileResolver({ client, bus, hostname });
 }
 

@@ -7,7 +7,9 @@ import { SERVICE_CONTEXT } from './tokens';
 
 /**
  * Makes clients for calls to other services (ARCHITECTURE §4): base URL from the launcher or
- * `<SERVICE>_URL`, this service's short-lived service token, and the current request id forwarded.
+ * `<SERVICE>_URL`, a short-lived service token for the called service with only the permissions of
+ * each call (see `INTERNAL_ROUTES`; one cached token per target and permission set), and the
+ * current request id forwarded.
  */
 @Injectable()
 export class ServiceClients {
@@ -20,14 +22,14 @@ export class ServiceClients {
 
   /** The client of `service`; `options` apply the first time a client for that service is made. */
   for(service: ServiceName, options: Omit<ServiceClientOptions, 'service' | 'tokenProvider' | 'requestIdProvider'> = {}): ServiceClient {
-    const key = `${service}|${options.baseUrl ?? ''}|${options.timeoutMs ?? ''}|${options.retries ?? ''}`;
+    const key = `${service}|${options.baseUrl ?? ''}|${options.timeoutMs ?? ''}|${options.retries ?? ''}|${options.perms?.join(' ') ?? ''}`;
     let client = this.clients.get(key);
     if (!client) {
       client = new ServiceClient({
         ...options,
         service,
         baseUrl: options.baseUrl ?? this.ctx.serviceUrls[service] ?? serviceUrl(service, this.ctx.env),
-        tokenProvider: () => this.tokens.token(),
+        tokenProvider: (target, perms) => this.tokens.token(target, perms),
         requestIdProvider: currentRequestId,
       });
       this.clients.set(key, client);

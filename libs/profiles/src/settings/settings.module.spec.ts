@@ -1,5 +1,5 @@
 import { Logger, Module } from '@nestjs/common';
-import { type CloudEvent, type ModuleSettings, PublicSettingsReader, ServiceClient, type SettingsUpdatedPayload, Topics } from '@flowplane/contracts';
+import { type CloudEvent, INTERNAL_PERMS, type ModuleSettings, PublicSettingsReader, ServiceClient, type SettingsUpdatedPayload, Topics } from '@flowplane/contracts';
 import { mintToken, ServiceTokenProvider } from '@flowplane/platform/auth';
 import { createEventBus, type EventBus } from '@flowplane/platform/bus';
 import { type RunningService, type ServiceDefinition, startService } from '@flowplane/platform/service';
@@ -78,7 +78,7 @@ describe('SettingsModule in a running service', () => {
   });
 
   it('serves the public snapshot and unmasked module values to service tokens only', async () => {
-    const svcToken = await new ServiceTokenProvider('i18n', SECRET).token();
+    const svcToken = await new ServiceTokenProvider('i18n', SECRET).token('profiles', [INTERNAL_PERMS.settingsPublic, INTERNAL_PERMS.settingsRead]);
     const snapshot = await json(`${svc.url}/internal/public-settings`, { bearer: svcToken });
     expect(snapshot.status).toBe(200);
     // Sensitive fields never appear, even when declared public; private ones neither.
@@ -93,7 +93,7 @@ describe('SettingsModule in a running service', () => {
   });
 
   it('feeds a PublicSettingsReader that drops its cache when settings.updated arrives', async () => {
-    const client = new ServiceClient({ service: 'profiles', baseUrl: svc.url, tokenProvider: () => new ServiceTokenProvider('i18n', SECRET).token() });
+    const client = new ServiceClient({ service: 'profiles', baseUrl: svc.url, tokenProvider: (target, perms) => new ServiceTokenProvider('i18n', SECRET).token(target, perms) });
     const reader = new PublicSettingsReader(client, { ttlMs: 60_000, consumer: 'settings-module-spec' });
     const sub = await reader.listen(bus);
     try {

@@ -73,7 +73,7 @@ export class RemoteSearchOwners implements OnApplicationBootstrap {
       baseUrl: dto.sourceUrl,
       timeoutMs: 30_000,
       retries: 2,
-      tokenProvider: this.tokens ? () => this.tokens!.token() : undefined,
+      tokenProvider: this.tokens ? (target, perms) => this.tokens!.token(target, perms) : undefined,
       requestIdProvider: currentRequestId,
     });
     const path = (index: string) => `/${encodeURIComponent(index)}/documents`;

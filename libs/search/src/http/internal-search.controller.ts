@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, HttpCode, Param, Put, UseInterceptors } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
+import { INTERNAL_PERMS } from '@flowplane/contracts';
 import { Internal } from '@flowplane/platform/auth';
 import { DomainException } from '@flowplane/platform/http';
 import { SearchErrorsInterceptor } from '../domain/search.errors';
@@ -18,7 +19,7 @@ export class InternalSearchController {
 
   @Put(':module')
   @HttpCode(200)
-  @Internal()
+  @Internal(INTERNAL_PERMS.searchOwners)
   register(@Param('module') module: string, @Body() dto: RegisterSearchOwnerDto): Promise<FreshnessRegistrationResult> {
     if (!MODULE.test(module)) throw new DomainException('SEARCH_INVALID', 400, 'module must be 1-100 letters, digits, ".", "_" or "-"');
     return this.owners.register(module, dto);
@@ -26,7 +27,7 @@ export class InternalSearchController {
 
   @Delete(':module')
   @HttpCode(204)
-  @Internal()
+  @Internal(INTERNAL_PERMS.searchOwners)
   async unregister(@Param('module') module: string): Promise<void> {
     if (!(await this.owners.unregister(module))) throw new DomainException('SEARCH_OWNER_NOT_FOUND', 404, `no search owner ${JSON.stringify(module)} is registered`);
   }

@@ -1,9 +1,10 @@
 import { Body, Controller, HttpCode, Post, UseInterceptors } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { Internal } from '@flowplane/platform/auth';
+import { RemoteNodeHandler } from '@flowplane/platform/auth';
 import { SearchErrorsInterceptor, SearchException } from '../domain/search.errors';
 import { SearchService } from '../domain/search.service';
 import type { SearchDocument, SearchQuery } from '../domain/search.types';
+import { SEARCH_QUERY_NODE, SEARCH_UPSERT_NODE } from './search-nodes';
 
 /** What flow-runtime POSTs for each step of a remote node. */
 interface NodeStep {
@@ -16,8 +17,8 @@ type Packet = Record<string, unknown>;
 const isObject = (v: unknown): v is Packet => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * The invoke routes of `svc/search-upsert` and `svc/search-query` (flow-runtime calls them with its
- * service token). Each step resolves the live SearchService, so the nodes can be registered (and
+ * The invoke routes of `svc/search-upsert` and `svc/search-query` (flow-runtime calls them with the
+ * step token of the node, valid for that node type only). Each step resolves the live SearchService, so the nodes can be registered (and
  * stay registered in flow-runtime's store) while this service is down; a step then fails on the
  * node's `Error` port. A 4xx answer names what was wrong with the config or the packet.
  */
@@ -29,7 +30,7 @@ export class SearchNodesController {
 
   @Post('search-upsert')
   @HttpCode(200)
-  @Internal()
+  @RemoteNodeHandler(SEARCH_UPSERT_NODE)
   async upsert(@Body() step: Record<string, unknown>) {
     const { config, packet } = step as NodeStep;
     const index = indexOf(config);
@@ -41,7 +42,7 @@ export class SearchNodesController {
 
   @Post('search-query')
   @HttpCode(200)
-  @Internal()
+  @RemoteNodeHandler(SEARCH_QUERY_NODE)
   async query(@Body() step: Record<string, unknown>) {
     const { config, packet } = step as NodeStep;
     const index = indexOf(config);

@@ -3,6 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import type { FlowDocument } from '@flowplane/flow/ir';
+import { INTERNAL_PERMS } from '@flowplane/contracts';
 import { CurrentPrincipal, Internal, type Principal } from '@flowplane/platform/auth';
 import { DomainException } from '@flowplane/platform/http';
 import { stableVersionOf } from '../flows/flow.entities';
@@ -65,7 +66,7 @@ export class FlowDocumentsController {
 
   @Post('documents')
   @HttpCode(200)
-  @Internal()
+  @Internal(INTERNAL_PERMS.flowsRead)
   async documents(@Body() dto: FlowDocumentsDto): Promise<{ flows: FlowDocumentView[] }> {
     return { flows: await Promise.all(dto.refs.map((r) => this.document(r.flowId, r.versionId))) };
   }
@@ -82,7 +83,7 @@ export class FlowDocumentsController {
 
   @Post('from-template')
   @HttpCode(201)
-  @Internal()
+  @Internal(INTERNAL_PERMS.flowsCreate)
   async fromTemplate(@Body() dto: FlowFromTemplateDto, @CurrentPrincipal() who: Principal): Promise<{ flowId: string; versionId: string; templateId: string }> {
     const template = this.templates.get(dto.templateId);
     if (!template) throw new DomainException('TEMPLATE_NOT_FOUND', 404, `no template ${dto.templateId}`);

@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put, Quer
 import { ApiBearerAuth, ApiBody, ApiExcludeEndpoint, ApiConflictResponse, ApiConsumes, ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { irToSpec, parseFlowDocumentText } from '@flowplane/flow/ir';
+import { INTERNAL_PERMS } from '@flowplane/contracts';
 import { AdminRoute, CurrentPrincipal, Internal, type Principal } from '@flowplane/platform/auth';
 import { DomainException } from '@flowplane/platform/http';
 import { SERVICE_CONFIG, type ServiceConfig } from '@flowplane/platform/service';
@@ -154,7 +155,7 @@ export class InternalFlowsController {
 
   @Put(':id')
   @HttpCode(200)
-  @Internal()
+  @Internal(INTERNAL_PERMS.flowsSeed)
   @ApiExcludeEndpoint()
   async seed(@Param('id') id: string, @Body() dto: SeedFlowDto, @CurrentPrincipal() who: Principal): Promise<SeedResult> {
     return this.flows.seed(id, dto, actorOf(who));

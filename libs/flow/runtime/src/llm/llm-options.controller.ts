@@ -1,5 +1,6 @@
 import { Controller, Get, Inject, Param } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
+import { INTERNAL_PERMS } from '@flowplane/contracts';
 import { Internal } from '@flowplane/platform/auth';
 import { DomainException } from '@flowplane/platform/http';
 import { LLM_RUNTIME, type LlmRuntime } from './llm.tokens';
@@ -14,7 +15,7 @@ export class LlmOptionsController {
   constructor(@Inject(LLM_RUNTIME) private readonly llm: LlmRuntime) {}
 
   @Get(':source')
-  @Internal()
+  @Internal(INTERNAL_PERMS.optionsRead)
   options(@Param('source') source: string): string[] {
     if (source === 'llm.providers') return this.llm.providers.ids();
     if (source === 'guard.guards') return this.llm.guards.ids();

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiExcludeEndpoint, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { INTERNAL_PERMS } from '@flowplane/contracts';
 import { AdminRoute, Internal } from '@flowplane/platform/auth';
 import { PutScheduleDto, ScheduleView, SeedResultView, SeedSchedulesDto } from './dto/schedule.dto';
 import { SchedulesService } from './schedules.service';
@@ -46,7 +47,7 @@ export class InternalSchedulesController {
 
   @Post('seed')
   @HttpCode(200)
-  @Internal()
+  @Internal(INTERNAL_PERMS.schedulesSeed)
   @ApiExcludeEndpoint()
   seed(@Body() dto: SeedSchedulesDto): Promise<SeedResultView> {
     return this.schedules.seed(dto);

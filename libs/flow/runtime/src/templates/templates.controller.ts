@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiExcludeEndpoint, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { irToSpec, validateFlowDocument } from '@flowplane/flow/ir';
+import { INTERNAL_PERMS } from '@flowplane/contracts';
 import { AdminRoute, Internal } from '@flowplane/platform/auth';
 import { DomainException } from '@flowplane/platform/http';
 import { RegisterTemplatesDto, TemplateSummaryView } from './dto/template.dto';
@@ -47,7 +48,7 @@ export class InternalTemplatesController {
 
   @Put('providers/:source')
   @HttpCode(200)
-  @Internal()
+  @Internal(INTERNAL_PERMS.templatesRegister)
   @ApiExcludeEndpoint()
   async register(@Param('source') source: string, @Body() dto: RegisterTemplatesDto): Promise<{ source: string; registered: number }> {
     const problems = dto.templates.flatMap((t, i) =>

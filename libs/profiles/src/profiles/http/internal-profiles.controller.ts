@@ -1,5 +1,6 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { INTERNAL_PERMS } from '@flowplane/contracts';
 import { Internal } from '@flowplane/platform/auth';
 import { InternalProfileDto } from '../dto/internal-profile.dto';
 import { ProfilesErrorDto } from '../dto/profiles-error.dto';
@@ -12,7 +13,7 @@ export class InternalProfilesController {
   constructor(private readonly queries: ProfileQueries) {}
 
   @Get(':module/:kind')
-  @Internal()
+  @Internal(INTERNAL_PERMS.profilesList)
   @ApiOperation({ summary: 'Ids and names of the profiles of one kind (profile selector options of flow nodes)' })
   @ApiParam({ name: 'module', example: 'llm' })
   @ApiParam({ name: 'kind', example: 'llm-chat' })
@@ -23,7 +24,7 @@ export class InternalProfilesController {
   }
 
   @Get(':module/:kind/:id')
-  @Internal()
+  @Internal(INTERNAL_PERMS.profilesResolve)
   @ApiOperation({ summary: 'One profile, UNMASKED, for the ProfileResolver of another service' })
   @ApiParam({ name: 'module', example: 'llm' })
   @ApiParam({ name: 'kind', example: 'llm-chat' })

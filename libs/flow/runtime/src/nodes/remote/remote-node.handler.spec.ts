@@ -24,7 +24,15 @@ describe('remote node handler over HTTP', () => {
   let base: string;
   let reply: (req: IncomingMessage, res: ServerResponse, body: unknown) => void;
   let seen: Seen[];
-  const options: RemoteInvokeOptions = { defaultTimeoutMs: 2000, token: async () => 'svc-token-123', requestId: () => 'req-42' };
+  let minted: Array<{ step: unknown; ttlSeconds: number }>;
+  const options: RemoteInvokeOptions = {
+    defaultTimeoutMs: 2000,
+    stepToken: async (step, ttlSeconds) => {
+      minted.push({ step, ttlSeconds });
+      return 'step-token-123';
+    },
+    requestId: () => 'req-42',
+  };
   const reg = (over: Partial<RemoteNodeRegistration> = {}): RemoteNodeRegistration => ({ manifest, invokeUrl: `${base}/invoke?key=secret`, source: 'crm', ...over });
   const json = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
@@ -51,9 +59,10 @@ describe('remote node handler over HTTP', () => {
   });
   beforeEach(() => {
     seen = [];
+    minted = [];
   });
 
-  it('POSTs {runId, nodeId, stepKey, config, packet, meta} with the service token, request id and idempotency key, and returns the outputs', async () => {
+  it('POSTs {runId, nodeId, stepKey, config, packet, meta} with the step token, request id and idempotency key, and returns the outputs', async () => {
     reply = (_req, res, body) => json(res, 200, { outputs: [{ port: 'out', packet: { echoed: (body as { packet: unknown }).packet } }, { port: 'Missing', packet: null }] });
     const ctx = nodeContext({ email: 'ada@example.com' }, { region: 'eu' }, { meta: { user: 'alice' } });
     const outputs = await invokeRemoteNode(reg(), ctx, options);
@@ -63,7 +72,9 @@ describe('remote node handler over HTTP', () => {
     ]);
     expect(seen).toHaveLength(1);
     expect(seen[0]).toMatchObject({ method: 'POST', url: '/invoke?key=secret' });
-    expect(seen[0].headers.authorization).toBe('Bearer svc-token-123');
+    expect(seen[0].headers.authorization).toBe('Bearer step-token-123');
+    // The token names this step of this node type and lives a little longer than the step may take.
+    expect(minted).toEqual([{ step: { runId: 'run-1', nodeId: 'n1', stepKey: 'run-1:run:n1:1', nodeType: manifest.id }, ttlSeconds: 62 }]);
     expect(seen[0].headers['x-request-id']).toBe('req-42');
     expect(seen[0].headers['idempotency-key']).toBe('run-1:run:n1:1');
     expect(seen[0].headers['content-type']).toBe('application/json');
@@ -153,6 +164,12 @@ describe('remote node handler over HTTP', () => {
     await new Promise((r) => closed.close(r));
     const err = await invokeRemoteNode(reg({ invokeUrl: `http://127.0.0.1:${port}/x` }), nodeContext({}), options).catch((e: unknown) => e);
     expect(err).toMatchObject({ reason: 'network', message: expect.stringContaining('unreachable') });
+  });
+
+  it('refuses to call an invoke URL the URL policy forbids, before any request', async () => {
+    const err = await invokeRemoteNode(reg(), nodeContext({}), { ...options, urlProblem: () => 'invokeUrl must use https' }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ reason: 'refused', message: expect.stringContaining('invokeUrl must use https') });
+    expect(seen).toHaveLength(0);
   });
 
   it('sends no authorization header without a token provider', async () => {

@@ -1,4 +1,5 @@
 import type { NodeContext, NodeManifest, NodeOutput } from '@flowplane/flow/engine';
+import type { NodeStepIdentity } from '@flowplane/platform/auth';
 
 /** A remote node as flow-runtime knows it: the manifest and where to POST each step. */
 export interface RemoteNodeRegistration {
@@ -14,8 +15,14 @@ export interface RemoteNodeRegistration {
 export interface RemoteInvokeOptions {
   /** Timeout when the registration sets none (the engine's FLOW_NODE_TIMEOUT_MS); 0 disables it. */
   defaultTimeoutMs: number;
-  /** This service's short-lived service token; the call goes without `authorization` when absent. */
-  token?: () => Promise<string>;
+  /**
+   * Mints the step's token (`sub: run:<runId>/<nodeId>`, `aud: node:<type>`, no permissions), valid
+   * `ttlSeconds`; the call goes without `authorization` when absent. Never a service token: the
+   * remote handler is outside the platform's trust.
+   */
+  stepToken?: (step: NodeStepIdentity, ttlSeconds: number) => Promise<string>;
+  /** Why the invoke URL may not be called (plain http to a host outside the allow list), if so. */
+  urlProblem?: (url: URL) => string | undefined;
   /** Request id to forward as `X-Request-Id`. */
   requestId?: () => string | undefined;
   fetch?: typeof fetch;
@@ -37,7 +44,7 @@ export class RemoteNodeError extends Error {
   readonly code = 'REMOTE_NODE_ERROR';
   constructor(
     message: string,
-    readonly reason: 'status' | 'timeout' | 'aborted' | 'network' | 'malformed',
+    readonly reason: 'status' | 'timeout' | 'aborted' | 'network' | 'malformed' | 'refused',
     readonly status?: number,
   ) {
     super(message);
@@ -47,6 +54,11 @@ export class RemoteNodeError extends Error {
 
 /** Largest response body accepted from a remote node. */
 export const MAX_REMOTE_RESPONSE_BYTES = 8 * 1024 * 1024;
+
+/** Life of a step token beyond the step's timeout: the handler checks it on receipt, not later. */
+const STEP_TOKEN_SLACK_S = 60;
+/** Longest step token life when the step has no timeout (the longest timeout a registration may ask). */
+const STEP_TOKEN_MAX_S = 600;
 
 /** The URL as shown in errors: no credentials, query or fragment (they may carry secrets). */
 export function displayUrl(url: string): string {
@@ -59,8 +71,8 @@ export function displayUrl(url: string): string {
 }
 
 /**
- * Runs one step of a remote node: POST `{runId, nodeId, config, packet, meta}` as JSON with a
- * service token, under the registration's timeout and the step's abort signal. A 2xx answer of
+ * Runs one step of a remote node: POST `{runId, nodeId, config, packet, meta}` as JSON with the
+ * step's own token, under the registration's timeout and the step's abort signal. A 2xx answer of
  * `{outputs: [{port, packet}, ...]}` or one `{port, packet}` becomes the step's outputs (`204` or
  * `{outputs: []}` ends the branch); anything else throws a `RemoteNodeError`.
  */
@@ -72,6 +84,9 @@ export async function invokeRemoteNode(reg: RemoteNodeRegistration, ctx: NodeCon
     new RemoteNodeError(`remote node ${JSON.stringify(id)} (${reg.source}, POST ${shown}): ${message}`, reason, status);
 
   if (ctx.signal.aborted) throw fail('aborted', `call aborted before it started${reasonOf(ctx.signal)}`);
+  // Registration refuses such URLs; this also covers one stored before the allow list existed.
+  const refused = options.urlProblem?.(new URL(reg.invokeUrl));
+  if (refused) throw fail('refused', refused);
   const timeout = timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined;
   const signal = timeout ? AbortSignal.any([ctx.signal, timeout]) : ctx.signal;
   const body: RemoteInvokeRequest = { runId: ctx.runId, nodeId: ctx.nodeId, stepKey: ctx.stepKey, config: ctx.config, packet: ctx.input, meta: ctx.meta };
@@ -81,7 +96,11 @@ export async function invokeRemoteNode(reg: RemoteNodeRegistration, ctx: NodeCon
   let text: string;
   try {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-    if (options.token) headers.authorization = `Bearer ${await options.token()}`;
+    if (options.stepToken) {
+      const ttl = (timeoutMs > 0 ? Math.min(timeoutMs / 1000, STEP_TOKEN_MAX_S) : STEP_TOKEN_MAX_S) + STEP_TOKEN_SLACK_S;
+      const step = { runId: ctx.runId, nodeId: ctx.nodeId, stepKey: ctx.stepKey, nodeType: id };
+      headers.authorization = `Bearer ${await options.stepToken(step, ttl)}`;
+    }
     const requestId = options.requestId?.();
     if (requestId) headers['x-request-id'] = requestId;
     headers['idempotency-key'] = ctx.stepKey;

@@ -1,14 +1,15 @@
 import Ajv2020 from 'ajv/dist/2020';
 import type { FieldProblem } from '@flowplane/platform/http';
 import type { RegisterRemoteNodeDto, RemoteNodePortDto } from './remote-node.dto';
+import type { RemoteNodeUrlPolicy } from './remote-node-url.policy';
 
 /**
  * What the DTO decorators cannot check about a registration: the id matches the path, the invoke
- * URL is http(s) without credentials, the settings schema is an object schema, every schema is a
+ * URL is https (or http to a host the policy allows) without credentials, the settings schema is an object schema, every schema is a
  * valid JSON Schema (2020-12 meta-schema; `x-*` hints allowed), and port names are unique per
  * direction. Empty when the registration is fine.
  */
-export function registrationProblems(pathId: string, dto: RegisterRemoteNodeDto): FieldProblem[] {
+export function registrationProblems(pathId: string, dto: RegisterRemoteNodeDto, urls?: RemoteNodeUrlPolicy): FieldProblem[] {
   const problems: FieldProblem[] = [];
   const add = (field: string, problem: string) => {
     const existing = problems.find((p) => p.field === field);
@@ -26,7 +27,11 @@ export function registrationProblems(pathId: string, dto: RegisterRemoteNodeDto)
   }
   if (url) {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') add('invokeUrl', `invokeUrl must use http or https, not ${url.protocol.replace(/:$/, '')}`);
-    if (url.username || url.password) add('invokeUrl', 'invokeUrl must not carry credentials (calls carry a service token)');
+    else if (urls) {
+      const problem = urls.problem(url);
+      if (problem) add('invokeUrl', problem);
+    }
+    if (url.username || url.password) add('invokeUrl', 'invokeUrl must not carry credentials (calls carry a step token)');
   }
 
   // A fresh validator per registration: schemas with an $id must not collide with an earlier one.

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, HttpCode, Param, Put } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
+import { INTERNAL_PERMS } from '@flowplane/contracts';
 import { CurrentPrincipal, Internal, type Principal } from '@flowplane/platform/auth';
 import { RegisterRemoteNodeDto, type RemoteNodeRegistrationView } from './remote-node.dto';
 import { RemoteNodesService } from './remote-nodes.service';
@@ -18,7 +19,7 @@ export class RemoteNodesController {
 
   @Put(':namespace/:name')
   @HttpCode(200)
-  @Internal()
+  @Internal(INTERNAL_PERMS.nodesRegister)
   registerNamespaced(
     @Param('namespace') namespace: string,
     @Param('name') name: string,
@@ -30,21 +31,21 @@ export class RemoteNodesController {
 
   @Put(':id')
   @HttpCode(200)
-  @Internal()
+  @Internal(INTERNAL_PERMS.nodesRegister)
   register(@Param('id') id: string, @Body() dto: RegisterRemoteNodeDto, @CurrentPrincipal() principal?: Principal): Promise<RemoteNodeRegistrationView> {
     return this.remote.register(id, dto, sourceOf(principal));
   }
 
   @Delete(':namespace/:name')
   @HttpCode(204)
-  @Internal()
+  @Internal(INTERNAL_PERMS.nodesRegister)
   unregisterNamespaced(@Param('namespace') namespace: string, @Param('name') name: string): Promise<void> {
     return this.remote.unregister(`${namespace}/${name}`);
   }
 
   @Delete(':id')
   @HttpCode(204)
-  @Internal()
+  @Internal(INTERNAL_PERMS.nodesRegister)
   unregister(@Param('id') id: string): Promise<void> {
     return this.remote.unregister(id);
   }

@@ -10,6 +10,7 @@ import { NODE_REGISTRY } from '../nodes.tokens';
 import type { RegisterRemoteNodeDto, RemoteNodeRegistrationView } from './remote-node.dto';
 import { invokeRemoteNode, type RemoteInvokeOptions, type RemoteNodeRegistration } from './remote-node.handler';
 import { registrationProblems } from './remote-node.validation';
+import { platformServiceUrls, RemoteNodeUrlPolicy } from './remote-node-url.policy';
 
 /** Store collection of remote node registrations (one document per node id). */
 export const REMOTE_NODES_COLLECTION = 'remote_nodes';
@@ -36,7 +37,9 @@ interface Known extends RemoteNodeRegistration {
 
 /**
  * Remote node handlers (issue 4 item 5): other services register a manifest plus an invoke URL over
- * `PUT /internal/nodes/{id}`; each step of such a node is a POST to that URL with a service token.
+ * `PUT /internal/nodes/{id}`; each step of such a node is a POST to that URL with a token of its own
+ * that names the run step and opens nothing else (never a service token). The invoke URL must be
+ * https unless its host is loopback, one of the platform's services or in REMOTE_NODE_ALLOWED_HOSTS.
  *
  * Registrations live in the store, so they survive restarts and every replica serves them: all are
  * loaded into the node registry at startup (before any version is compiled), and every replica
@@ -60,6 +63,7 @@ export class RemoteNodesService implements OnModuleInit, OnApplicationShutdown {
   /** Ids of stored registrations that collide with a built-in, warned about once. */
   private readonly shadowed = new Set<string>();
   private readonly invokeOptions: RemoteInvokeOptions;
+  private readonly urls: RemoteNodeUrlPolicy;
   private readonly refreshMs: number;
   private timer?: NodeJS.Timeout;
   /** Serialises syncs and writes, so a refresh never re-applies a registration older than one just written. */
@@ -74,9 +78,11 @@ export class RemoteNodesService implements OnModuleInit, OnApplicationShutdown {
   ) {
     this.docs = store.collection<RemoteNodeDocument>(REMOTE_NODES_COLLECTION);
     const config = ctx.config as ServiceConfig & Partial<FlowRuntimeEnv>;
+    this.urls = new RemoteNodeUrlPolicy(config.REMOTE_NODE_ALLOWED_HOSTS, () => platformServiceUrls(ctx.serviceUrls, ctx.env));
     this.invokeOptions = {
       defaultTimeoutMs: config.FLOW_NODE_TIMEOUT_MS ?? 30_000,
-      token: tokens ? () => tokens.token() : undefined,
+      stepToken: tokens ? (step, ttlSeconds) => tokens.stepToken(step, ttlSeconds) : undefined,
+      urlProblem: (url) => this.urls.problem(url),
       requestId: currentRequestId,
     };
     this.refreshMs = refreshMs ?? REMOTE_NODES_REFRESH_MS;
@@ -108,7 +114,7 @@ export class RemoteNodesService implements OnModuleInit, OnApplicationShutdown {
 
   /** Registers or replaces a remote node; 400 for an invalid registration, 409 for a built-in id. */
   async register(id: string, dto: RegisterRemoteNodeDto, source: string): Promise<RemoteNodeRegistrationView> {
-    const problems = registrationProblems(id, dto);
+    const problems = registrationProblems(id, dto, this.urls);
     if (problems.length) {
       throw new DomainException('REMOTE_NODE_INVALID', 400, `invalid remote node registration: ${problems.map((p) => `${p.field}: ${p.problems.join('; ')}`).join(' | ')}`, { details: problems });
     }

@@ -6,7 +6,7 @@ import { NodeSecretsValidator } from './node-secrets.validator';
 
 const registry = new NodeRegistry()
   .define(llmChatManifest(1000, ['local', 'openai-compatible']), () => undefined)
-  .define({ id: 'x/own-key', name: 'Own key', kind: 'action', settingsSchema: { type: 'object', properties: { apiKey: { type: 'string' } } } }, () => undefined);
+  .define({ id: 'x/own-key', name: 'Own key', kind: 'action', settingsSchema: { type: 'object', properties: { apiKey: { type: 'string' } } }, inputs: [], outputs: [] }, () => undefined);
 
 const doc = (action_ref: string, config: Record<string, unknown>): FlowDocument =>
   ({ name: 'd', nodes: [{ id: 'start', kind: 'start' }, { id: 'n', kind: 'action', action_ref, config }], edges: [] }) as unknown as FlowDocument;

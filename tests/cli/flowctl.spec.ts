@@ -5,6 +5,7 @@ import path from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { Parser as AsyncApiParser } from '@asyncapi/parser';
 import { parse as parseYaml } from 'yaml';
+import { SecretsKeyring } from '@flowplane/platform/config';
 import { createEmbeddedStore } from '@flowplane/platform/store';
 
 /**
@@ -196,5 +197,17 @@ describe('flowctl', () => {
       expect(flowctl(['store', 'fix', data]).code).toBe(2);
       expect(flowctl(['store', 'verify']).code).toBe(2);
     });
+  });
+
+  it('secrets new-key prints a SECRETS_KEY entry that the platform accepts', () => {
+    const named = flowctl(['secrets', 'new-key', '--kid', 'k2']);
+    expect(named.code).toBe(0);
+    expect(named.stdout).toMatch(/^k2:[A-Za-z0-9+/]{43}=\n$/);
+    expect(SecretsKeyring.parse(named.stdout.trim()).primaryKid).toBe('k2');
+    const other = flowctl(['secrets', 'new-key']).stdout.trim();
+    expect(other).not.toBe(named.stdout.trim());
+    expect(SecretsKeyring.parse(`${other},${named.stdout.trim()}`).kids).toHaveLength(2);
+    expect(flowctl(['secrets', 'new-key', '--kid', 'bad id']).code).toBe(2);
+    expect(flowctl(['secrets']).code).toBe(2);
   });
 });

@@ -17,6 +17,7 @@ import {
   UnknownFormatError,
   SOURCE_FORMATS,
 } from '@flowplane/flow/compile';
+import { SecretsKeyring } from '@flowplane/platform/config';
 import {
   findStoreDirs,
   repairStoreDir,
@@ -52,6 +53,10 @@ Commands:
       Cuts each damaged journal at its first bad record (a copy is kept as <journal>.bak-<time>;
       journals written after it are moved aside the same way) and reports the records and bytes
       dropped. Stop the platform first. Exit 0 when every store opens afterwards, 1 otherwise.
+  secrets new-key [--kid <id>]
+      Prints a new random SECRETS_KEY entry "<id>:<32 bytes in base64>". To rotate, put it first in
+      SECRETS_KEY, keep the old entries after it, restart (stored secrets are re-encrypted with the
+      first key), then drop the old entries.
 
 Sources (--from, default auto-detected): ${SOURCE_FORMATS.join(', ')}.
 Use "-" as <file> to read standard input.
@@ -109,6 +114,7 @@ function run(argv: string[], io: Io): number {
         syntax: { type: 'string' },
         strict: { type: 'boolean', default: false },
         'truncate-at-first-bad': { type: 'boolean', default: false },
+        kid: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
         version: { type: 'boolean', short: 'v', default: false },
       },
@@ -127,7 +133,8 @@ function run(argv: string[], io: Io): number {
     return values.help ? 0 : 2;
   }
   if (command === 'store') return store(positionals.slice(1), values, io);
-  if (!['export', 'validate', 'tools'].includes(command)) throw new UsageError(`unknown command "${command}"; commands: export, validate, tools, store`);
+  if (command === 'secrets') return secrets(positionals.slice(1), values.kid, io);
+  if (!['export', 'validate', 'tools'].includes(command)) throw new UsageError(`unknown command "${command}"; commands: export, validate, tools, store, secrets`);
   if (!file) throw new UsageError(`${command} needs a file`);
   if (extra.length) throw new UsageError(`unexpected argument "${extra[0]}"`);
   const from = sourceFormat(values.from);
@@ -219,6 +226,15 @@ function store(args: string[], values: { format?: string; 'truncate-at-first-bad
     }
   }
   return failed ? 1 : 0;
+}
+
+function secrets(args: string[], kid: string | undefined, io: Io): number {
+  const [action, ...extra] = args;
+  if (action !== 'new-key') throw new UsageError(`secrets needs "new-key", not ${action ? `"${action}"` : 'nothing'}`);
+  if (extra.length) throw new UsageError(`unexpected argument "${extra[0]}"`);
+  if (kid !== undefined && !/^[A-Za-z0-9_-]{1,32}$/.test(kid)) throw new UsageError('--kid must be 1 to 32 letters, digits, "_" or "-"');
+  io.stdout(SecretsKeyring.newKeyEntry(kid) + '\n');
+  return 0;
 }
 
 function formatStoreReport(r: StoreReport): string {

@@ -217,7 +217,9 @@ describe('METRICS_PORT', () => {
   });
 
   it('stops the metrics listener on close', async () => {
-    const port = svc.metricsPort!;
+    const port = svc.metricsPort;
+    expect(port).toEqual(expect.any(Number));
+    expect((await call(`http://127.0.0.1:${port}/metrics`)).status).toBe(200);
     await svc.close();
     await expect(fetch(`http://127.0.0.1:${port}/metrics`)).rejects.toThrow();
   });

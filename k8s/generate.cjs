@@ -237,6 +237,8 @@ function secret() {
       // Must be URL-safe (or percent-encoded): it is spliced into MONGO_URL.
       MONGO_PASSWORD: 'CHANGE-ME-placeholder',
       VECTORSTORE_API_KEY: '',
+      // Encrypts stored secrets (profiles): "<key id>:<32 bytes in base64>", e.g. from `flowctl secrets new-key`.
+      SECRETS_KEY: 'CHANGE-ME:Q0hBTkdFLU1FLXBsYWNlaG9sZGVyLW5vdC1hLWtleSE=',
     },
   };
 }

@@ -107,9 +107,11 @@ describe.each(VARIANTS)('k8s %s', (variant) => {
       'AUTH_JWT_SECRET',
       'MONGO_PASSWORD',
       'MONGO_USERNAME',
+      'SECRETS_KEY',
       'VECTORSTORE_API_KEY',
     ]);
     expect(secret.stringData.AUTH_JWT_SECRET).toMatch(/CHANGE-ME/);
+    expect(secret.stringData.SECRETS_KEY).toMatch(/^CHANGE-ME:/);
     // No secret material in the ConfigMap.
     for (const key of Object.keys(config.data)) expect(key).not.toMatch(/SECRET|PASSWORD|API_KEY|TOKEN/);
   });

@@ -134,7 +134,7 @@ describe('service kit hardening (standalone through the gateway)', () => {
 
   describe('an invalid percent-encoding in the path', () => {
     it('is a 400 INVALID_PATH_ENCODING through the gateway and on the service', async () => {
-      for (const url of [`${api}/flows/%ff`, `${api}/flows/%ff/versions`, `${api}/runs/%E0%A4%A`, `${api}/hardening/%ff`, `${runtime.url}/api/v1/flows/%ff`]) {
+      for (const url of [`${api}/flows/%ff`, `${api}/flows/%ff/versions`, `${api}/runs/%E0%A4%A`, `${api}/hardening/%ff`, `${platform.url}/%ff`, `${platform.url}/ws/%ff`, `${runtime.url}/api/v1/flows/%ff`]) {
         const res = await call(url, { bearer: admin });
         expect({ url, status: res.status, body: res.body }).toEqual({ url, status: 400, body: standardError(400, 'INVALID_PATH_ENCODING') });
       }

@@ -1,9 +1,9 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import { type Dispatcher, Pool } from 'undici';
-import { errorBody, REQUEST_ID_HEADER, requestIdOf } from '@flowplane/platform/http';
+import { errorBody, REQUEST_ID_HEADER, requestIdOf, securityHeaderList } from '@flowplane/platform/http';
 import { type UpstreamService, UPSTREAM_SERVICES } from './gateway.env';
+import { DEFAULT_FORWARD_LIMITS, type ForwardLimits, HttpForwarder } from './http-forwarder';
 import { serviceForApiPath, serviceForTopLevelPath, TOP_LEVEL_MOUNTS, type TopLevelMounts } from './route-table';
 import { UpgradeProxy } from './upgrade-proxy';
 
@@ -24,35 +24,15 @@ export interface ProxyOptions {
   cors?: (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
   /** Paths outside /api/v1 forwarded as they are (default: the hub at `/ws`). */
   mounts?: TopLevelMounts;
+  /** Connection, stream and body limits (defaults as in GatewayEnv). */
+  limits?: Partial<ForwardLimits>;
+  /** Origins allowed to frame pages (security headers); empty: none. */
+  frameAncestors?: readonly string[];
 }
 
 const API_PREFIX_LENGTH = '/api/v1'.length;
 
-// RFC 9110 §7.6.1: connection-specific headers are not forwarded by a proxy.
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
-
-/** The request headers to send upstream: end-to-end headers plus X-Forwarded-*. */
-function forwardHeaders(req: IncomingMessage): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const [k, v] of Object.entries(req.headers)) {
-    if (v !== undefined && !HOP_BY_HOP.has(k) && k !== 'host') out[k] = v;
-  }
-  const client = req.socket.remoteAddress ?? '';
-  const prior = req.headers['x-forwarded-for'];
-  out['x-forwarded-for'] = prior ? `${Array.isArray(prior) ? prior.join(', ') : prior}, ${client}` : client;
-  if (req.headers.host) out['x-forwarded-host'] = req.headers.host;
-  out['x-forwarded-proto'] = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
-  return out;
-}
-
-/** The upstream's response headers minus hop-by-hop ones. */
-function responseHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const [k, v] of Object.entries(headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = v;
-  return out;
-}
-
-type ProxiedRequest = IncomingMessage & { flowplaneService?: UpstreamService; flowplaneTooLarge?: boolean };
+type ProxiedRequest = IncomingMessage & { flowplaneService?: UpstreamService };
 
 function sendJson(res: ServerResponse, status: number, body: object, headers: Record<string, string> = {}): void {
   if (res.headersSent) {
@@ -75,12 +55,22 @@ export function parseByteSize(size: string): number {
 /** The gateway's reverse proxy: prefix routing, body limit, rate limit, timeouts, WebSocket upgrades. */
 export class GatewayProxy {
   private readonly limiter?: RateLimiterMemory;
-  private readonly pools = new Map<UpstreamService, Pool>();
+  private readonly http: HttpForwarder;
+  /** Security headers for every proxied answer; the upstream's own values take precedence. */
+  private readonly securityHeaders: ReadonlyArray<readonly [string, string]>;
   /** WebSocket upgrades to the hub: both sockets of every proxied connection, cut when the gateway stops. */
   readonly upgrades: UpgradeProxy;
 
   constructor(private readonly o: ProxyOptions) {
     if (o.rateLimit > 0) this.limiter = new RateLimiterMemory({ points: o.rateLimit, duration: 60 });
+    this.securityHeaders = securityHeaderList(o.frameAncestors);
+    this.http = new HttpForwarder({
+      upstreams: o.upstreams,
+      timeoutMs: o.timeoutMs,
+      bodyLimitBytes: o.bodyLimitBytes,
+      limits: { ...DEFAULT_FORWARD_LIMITS, ...o.limits },
+      clientKey: (req) => this.clientKey(req),
+    });
     this.upgrades = new UpgradeProxy({
       target: o.upstreams.hub,
       accepts: (path) => serviceForTopLevelPath(path, o.mounts ?? TOP_LEVEL_MOUNTS) === 'hub',
@@ -126,6 +116,7 @@ export class GatewayProxy {
     const id = requestIdOf(req);
     req.headers[REQUEST_ID_HEADER] = id;
     res.setHeader('X-Request-Id', id);
+    for (const [name, value] of this.securityHeaders) res.setHeader(name, value);
     (res as ServerResponse & { locals?: object }).locals = { metricsRoute: `proxy:${service}` };
     this.o.observe?.(req, res);
     const rewrite = probe ? `/${probe[2]}` : undefined;
@@ -154,70 +145,7 @@ export class GatewayProxy {
 
   private forward(req: ProxiedRequest, res: ServerResponse, service: UpstreamService, rewritePath?: string): void {
     req.flowplaneService = service;
-    const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > this.o.bodyLimitBytes) {
-      sendJson(res, 413, errorBody(413, `request body is larger than the limit of ${this.o.bodyLimitBytes} bytes`));
-      req.resume();
-      return;
-    }
-    const streamed = req.headers['transfer-encoding'] !== undefined;
-    if (streamed) this.guardStreamedBody(req, res);
-    const hasBody = streamed || declared > 0;
-    // No AbortController per request (it costs more than the rest of the hop): when the client goes
-    // away, writing into its destroyed response fails and undici drops the upstream request.
-    this.pool(service).stream(
-      {
-        path: rewritePath ?? req.url ?? '/',
-        method: req.method as Dispatcher.HttpMethod,
-        headers: forwardHeaders(req),
-        body: hasBody ? req : undefined,
-      },
-      ({ statusCode, headers }) => {
-        res.writeHead(statusCode, responseHeaders(headers));
-        return res;
-      },
-      (err) => {
-        if (!err || req.flowplaneTooLarge || res.destroyed) return;
-        const code = (err as { code?: string }).code ?? '';
-        if (res.headersSent) {
-          res.destroy();
-        } else if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
-          sendJson(res, 504, errorBody(504, `service ${service} did not answer within ${this.o.timeoutMs} ms`, { service }));
-        } else {
-          const reason = (err as { cause?: { code?: string } }).cause?.code ?? (code || 'ERROR');
-          sendJson(res, 503, errorBody(503, `service ${service} is unavailable`, { service, reason }));
-        }
-      },
-    );
-  }
-
-  /** One keep-alive connection pool per upstream, created on first use. */
-  private pool(service: UpstreamService): Pool {
-    let pool = this.pools.get(service);
-    if (!pool) {
-      pool = new Pool(this.o.upstreams[service], {
-        connections: 256,
-        keepAliveTimeout: 30_000,
-        headersTimeout: this.o.timeoutMs,
-        bodyTimeout: this.o.timeoutMs,
-        connectTimeout: Math.min(this.o.timeoutMs, 10_000),
-      });
-      this.pools.set(service, pool);
-    }
-    return pool;
-  }
-
-  /** Chunked bodies have no declared length: count bytes as they stream and cut the request at the limit. */
-  private guardStreamedBody(req: ProxiedRequest, res: ServerResponse): void {
-    let seen = 0;
-    req.on('data', (chunk: Buffer) => {
-      seen += chunk.length;
-      if (seen > this.o.bodyLimitBytes && !req.flowplaneTooLarge) {
-        req.flowplaneTooLarge = true;
-        sendJson(res, 413, errorBody(413, `request body is larger than the limit of ${this.o.bodyLimitBytes} bytes`));
-        req.destroy();
-      }
-    });
+    this.http.forward(req, res, service, rewritePath);
   }
 
   /** Takes the server's upgrades: `<WS_MOUNT_PATH>/*` goes to the hub; anything else is refused with JSON. */
@@ -240,7 +168,6 @@ export class GatewayProxy {
 
   close(): void {
     this.closeUpgrades();
-    for (const pool of this.pools.values()) void pool.close();
-    this.pools.clear();
+    void this.http.close();
   }
 }

@@ -8,6 +8,7 @@ import { GatewayEnv as GatewayEnvClass } from './gateway.env';
 import { GatewayModule } from './gateway.module';
 import { GatewayProxy, parseByteSize } from './gateway-proxy';
 import { OpenApiAggregator } from './openapi-aggregator';
+import { applyServerTimeouts } from './server-timeouts';
 import { topLevelMounts } from './route-table';
 
 const proxies = new WeakMap<object, GatewayProxy>();
@@ -45,6 +46,18 @@ export const gatewayDefinition: ServiceDefinition = {
       rateLimit: c.GATEWAY_RATE_LIMIT,
       trustProxy: c.GATEWAY_TRUST_PROXY,
       mounts: topLevelMounts(c.WS_MOUNT_PATH),
+      frameAncestors: c.GATEWAY_FRAME_ANCESTORS,
+      limits: {
+        connections: c.GATEWAY_UPSTREAM_CONNECTIONS,
+        reserve: Math.min(c.GATEWAY_UPSTREAM_RESERVE, c.GATEWAY_UPSTREAM_CONNECTIONS - 1),
+        streamConnections: c.GATEWAY_STREAM_CONNECTIONS,
+        streamsPerCaller: c.GATEWAY_MAX_STREAMS_PER_CALLER,
+        streamsPerClient: c.GATEWAY_MAX_STREAMS_PER_CLIENT,
+        pendingPerClient: c.GATEWAY_MAX_PENDING_PER_CLIENT,
+        bodyIdleTimeoutMs: c.GATEWAY_BODY_IDLE_TIMEOUT_MS,
+        requestTimeoutMs: c.GATEWAY_REQUEST_TIMEOUT_MS,
+        maxJsonDepth: c.GATEWAY_MAX_JSON_DEPTH,
+      },
     });
     proxies.set(app, proxy);
     app.use(proxy.middleware());
@@ -61,8 +74,10 @@ export const gatewayDefinition: ServiceDefinition = {
     const proxy = proxies.get(app)!;
     return (req, res) => proxy.handle(req, res);
   },
-  onListen: (app, server) => {
+  onListen: (app, server, ctx) => {
     const proxy = proxies.get(app)!;
+    const c = ctx.config as ServiceConfig & GatewayEnv;
+    applyServerTimeouts(server, c.GATEWAY_HEADERS_TIMEOUT_MS, c.GATEWAY_REQUEST_TIMEOUT_MS);
     proxy.attachUpgrades(server);
     server.once('close', () => proxy.close());
     // Shutdown waits for every connection to end; proxied WebSockets never end by themselves.

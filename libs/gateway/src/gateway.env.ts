@@ -5,7 +5,7 @@ const toList = ({ value }: { value: unknown }) => (typeof value === 'string' ? v
 const toBool = ({ value }: { value: unknown }) => (typeof value === 'string' ? ['1', 'true', 'yes', 'on'].includes(value.toLowerCase()) : value);
 const url = { require_tld: false, protocols: ['http', 'https'], require_protocol: true };
 
-/** Gateway settings: upstreams, CORS, rate limit, timeouts. */
+/** Gateway settings: upstreams, CORS, rate limit, timeouts, connection and stream limits, security headers. */
 export class GatewayEnv {
   /** Origins allowed by CORS (comma separated, `*` for any). Empty: no cross-origin access. */
   @Transform(toList) @IsString({ each: true })
@@ -22,6 +22,63 @@ export class GatewayEnv {
   /** Trust X-Forwarded-For for the client address (behind an ingress or load balancer). */
   @Transform(toBool) @IsBoolean()
   GATEWAY_TRUST_PROXY = false;
+
+  /**
+   * Most time a client may take to send a request's headers (408 after it). Idle keep-alive
+   * connections cost the upstreams nothing, so this only bounds half-sent requests.
+   */
+  @Type(() => Number) @IsInt() @Min(1)
+  GATEWAY_HEADERS_TIMEOUT_MS = 10000;
+
+  /** Longest pause between two pieces of a request body before the gateway answers 408 and closes. */
+  @Type(() => Number) @IsInt() @Min(1)
+  GATEWAY_BODY_IDLE_TIMEOUT_MS = 10000;
+
+  /** Most time from a request's headers to the last byte of its body (408 after it), however steadily it trickles. */
+  @Type(() => Number) @IsInt() @Min(1)
+  GATEWAY_REQUEST_TIMEOUT_MS = 60000;
+
+  /** Upstream connections per service for ordinary requests (event streams have their own pool). */
+  @Type(() => Number) @IsInt() @Min(2)
+  GATEWAY_UPSTREAM_CONNECTIONS = 256;
+
+  /**
+   * Of those, how many are never held by long occupants (request bodies still arriving, responses
+   * that turn out to be event streams), so short requests always get a connection. Bodies arriving
+   * while the rest is taken are buffered at the gateway (up to HTTP_BODY_LIMIT) and sent whole.
+   */
+  @Type(() => Number) @IsInt() @Min(1)
+  GATEWAY_UPSTREAM_RESERVE = 64;
+
+  /** Upstream connections per service for event streams (`Accept: text/event-stream`); more open streams get 503. */
+  @Type(() => Number) @IsInt() @Min(1)
+  GATEWAY_STREAM_CONNECTIONS = 1024;
+
+  /** Open event streams per caller (the bearer token's subject); more get 429 with Retry-After. 0 disables. */
+  @Type(() => Number) @IsInt() @Min(0)
+  GATEWAY_MAX_STREAMS_PER_CALLER = 16;
+
+  /** Open event streams per client address; more get 429 with Retry-After. 0 disables. */
+  @Type(() => Number) @IsInt() @Min(0)
+  GATEWAY_MAX_STREAMS_PER_CLIENT = 64;
+
+  /**
+   * Requests per client address whose body is still arriving (slow or incomplete uploads); more get
+   * 429 with Retry-After. Requests that arrived whole never count. 0 disables.
+   */
+  @Type(() => Number) @IsInt() @Min(0)
+  GATEWAY_MAX_PENDING_PER_CLIENT = 64;
+
+  /** Deepest nesting of objects and arrays accepted in a JSON request body (400 JSON_TOO_DEEP beyond it). */
+  @Type(() => Number) @IsInt() @Min(1)
+  GATEWAY_MAX_JSON_DEPTH = 64;
+
+  /**
+   * Origins allowed to frame the platform's HTML pages (for an embeddable widget), comma separated,
+   * such as `https://shop.example.com` or `'self'`. Empty: no page may be framed (frame-ancestors 'none').
+   */
+  @Transform(toList) @IsString({ each: true }) @Matches(/^('self'|https?:\/\/[A-Za-z0-9.*-]+(:\d+)?)$/, { each: true, message: "GATEWAY_FRAME_ANCESTORS entries must be origins such as https://shop.example.com or 'self'" })
+  GATEWAY_FRAME_ANCESTORS: string[] = [];
 
   /** Where the hub is mounted (the hub's own WS_MOUNT_PATH): forwarded outside /api/v1, upgrades included. */
   @Matches(/^\/[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/, { message: 'WS_MOUNT_PATH must be a path such as /ws' })

@@ -5,4 +5,5 @@ export * from './error-body';
 export * from './json-depth';
 export * from './request-context';
 export * from './request-guards';
+export * from './security-headers';
 export * from './validation.pipe';

@@ -10,6 +10,7 @@ import { AuthEnv, BusEnv, HttpEnv, KafkaEnv, LogEnv, loadConfig, MongoEnv, Store
 import type { EventBus } from '@flowplane/platform/bus';
 import { createMetricsRegistry, createMetricsServer, ReadinessRegistry, registerBusMetrics } from '@flowplane/platform/health';
 import { expressErrorHandler, installClientErrorHandler, jsonBodyVerifier, pathEncodingGuard, requestIdMiddleware } from '@flowplane/platform/http';
+import { frameAncestorsFromEnv, securityHeaders } from '@flowplane/platform/http';
 import type { Store } from '@flowplane/platform/store';
 import type { VectorStore } from '@flowplane/platform/vector';
 import { busFromConfig, storeFromConfig, vectorFromConfig } from './adapters';
@@ -113,6 +114,7 @@ async function boot(def: ServiceDefinition, ctx: ServiceContext, owned: Array<{ 
   app.set('query parser', 'extended');
 
   app.use(requestIdMiddleware);
+  app.use(securityHeaders(frameAncestorsFromEnv(ctx.env)));
   app.use(httpMiddleware);
   app.use(pathEncodingGuard);
   if (def.parseJsonBody !== false) {

@@ -28,6 +28,7 @@ const STAGES = [
   'refused-after-body',
   'refused-half-open',
   'bad-handshake',
+  'odd-target',
 ] as const;
 type Stage = (typeof STAGES)[number];
 
@@ -120,6 +121,11 @@ function attempt(port: number, stage: Stage, bearer: string, jitterMs: number, l
           socket.write(upgradeRequest(withToken, 'not-a-key'));
           await pause(jitterMs);
           return reset();
+        case 'odd-target':
+          // An absolute-form target that is no valid URL: refused, never thrown.
+          socket.write(upgradeRequest('http://['));
+          await when(() => received.includes('}'));
+          return reset();
         case 'not-found':
           socket.write(upgradeRequest('/api/v1/no-such-socket'));
           await pause(jitterMs);
@@ -199,7 +205,7 @@ describe('WebSocket upgrade path: clients that reset at any stage', () => {
     await Promise.all(Array.from({ length: PARALLEL }, worker));
 
     expect(uncaught).toEqual([]);
-    // The session stages really reached an open WebSocket (4 of the 12 stages need the 101).
+    // The session stages really reached an open WebSocket (4 of the 13 stages need the 101).
     expect(switched).toBeGreaterThan(TOTAL * 0.25);
 
     // Nothing stays open: the gateway's proxied sockets, the hub's clients, both servers' sockets;

@@ -123,6 +123,18 @@ describe('UpgradeProxy', () => {
     expect(bodyOf(limited.text)).toMatchObject({ statusCode: 429 });
   });
 
+  it('refuses with 400 what Node would not send upstream, instead of throwing', async () => {
+    await startFront();
+    const odd = createServer();
+    // Stands for a request line the parser let through but http.request rejects.
+    odd.on('upgrade', (req: IncomingMessage, socket, head) => proxy.handle(Object.assign(req, { url: '/ws/a b' }), socket, head));
+    await listen(odd);
+    const { text } = await rawExchange(portOf(odd), '/ws/connect');
+    expect(text).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(bodyOf(text)).toMatchObject({ statusCode: 400, message: 'invalid request target or header' });
+    await closeServer(odd);
+  });
+
   it('answers 503 when the upstream is down and 504 when it never answers the handshake', async () => {
     const dead = await listen(createNetServer());
     const deadPort = portOf(dead);

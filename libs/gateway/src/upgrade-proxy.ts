@@ -113,16 +113,23 @@ export class UpgradeProxy {
   private forward(req: IncomingMessage, socket: Duplex, head: Buffer, id: string): void {
     if (socket.destroyed) return;
     let answered = false;
-    const upstreamReq: ClientRequest = httpRequest({
-      protocol: this.target.protocol,
-      hostname: this.target.hostname,
-      port: this.target.port,
-      method: 'GET',
-      path: req.url,
-      headers: this.upstreamHeaders(req),
-      // One connection per WebSocket: an upgraded socket never goes back to a pool.
-      agent: false,
-    });
+    let upstreamReq: ClientRequest;
+    try {
+      upstreamReq = httpRequest({
+        protocol: this.target.protocol,
+        hostname: this.target.hostname,
+        port: this.target.port,
+        method: 'GET',
+        path: req.url,
+        headers: this.upstreamHeaders(req),
+        // One connection per WebSocket: an upgraded socket never goes back to a pool.
+        agent: false,
+      });
+    } catch {
+      // Node refuses to send a target or header it considers invalid; thrown here, it would escape
+      // the server's 'upgrade' event and end the process.
+      return this.refuse(socket, 400, errorBody(400, 'invalid request target or header', { requestId: id }), id);
+    }
     const deadline = setTimeout(() => upstreamReq.destroy(Object.assign(new Error('upstream handshake timed out'), { code: 'ETIMEDOUT' })), this.o.timeoutMs);
     deadline.unref();
     const settle = () => {

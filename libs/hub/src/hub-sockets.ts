@@ -7,7 +7,7 @@ import { encodeFrame, parseClientFrame, roomNameProblem } from './hub-envelope';
 import type { HubConnection } from './hub-connection';
 import type { HubMetrics } from './hub.metrics';
 import type { HubService } from './hub.service';
-import type { RoomPolicy } from './room-policy';
+import type { PolicyDecision, RoomPolicy } from './room-policy';
 
 /** How long a refused client may keep its half of the connection open after the answer. */
 const REFUSED_LINGER_MS = 5000;
@@ -84,7 +84,13 @@ export class HubSockets {
   /** The server's `upgrade` listener. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', () => socket.destroy());
-    const url = new URL(req.url ?? '/', 'http://hub.invalid');
+    // An exception here would escape the server's 'upgrade' event and end the process.
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://hub.invalid');
+    } catch {
+      return this.refuse(socket, 400, 'invalid request target');
+    }
     if (this.stopping) return this.refuse(socket, 503, 'hub is shutting down; reconnect');
     if (url.pathname === this.healthPath) {
       this.wss.handleUpgrade(req, socket, head, (ws) => this.onHealthSocket(ws));
@@ -99,7 +105,8 @@ export class HubSockets {
       if (problem) return this.refuse(socket, 400, problem);
     }
     const token = url.searchParams.get('token') ?? undefined;
-    void this.admit(req, socket, head, token, room);
+    // Last resort: whatever fails while admitting costs this socket, not the process.
+    this.admit(req, socket, head, token, room).catch(() => socket.destroy());
   }
 
   private async admit(req: IncomingMessage, socket: Duplex, head: Buffer, token: string | undefined, room: string | undefined): Promise<void> {
@@ -115,14 +122,22 @@ export class HubSockets {
       return this.refuse(socket, 401, 'missing token: pass it in the token query parameter');
     }
     if (room !== undefined) {
-      const decision = await this.policy.canJoin(principal, room);
+      let decision: PolicyDecision;
+      try {
+        decision = await this.policy.canJoin(principal, room);
+      } catch {
+        return this.refuse(socket, 503, 'room policy is unavailable; retry');
+      }
       if (decision !== true) return this.refuse(socket, 403, decision);
     }
     if (socket.destroyed) return;
     if (this.hub.shuttingDown) return this.refuse(socket, 503, 'hub is shutting down; reconnect');
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       const conn = this.hub.add(ws, principal);
-      ws.on('message', (data, isBinary) => void this.onFrame(conn, data, isBinary));
+      ws.on('message', (data, isBinary) => {
+        // A room policy may look rooms up: its failure answers the frame, it never goes unhandled.
+        this.onFrame(conn, data, isBinary).catch(() => this.hub.reply(conn, 'error', undefined, { code: 'unavailable', message: 'the hub could not handle this frame; retry' }));
+      });
       ws.on('error', () => ws.terminate());
       if (room !== undefined) {
         this.hub.join(conn, room);

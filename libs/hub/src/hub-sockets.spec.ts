@@ -1,0 +1,99 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { connect as netConnect } from 'node:net';
+import { runInThisContext } from 'node:vm';
+import { Registry } from 'prom-client';
+import WebSocket from 'ws';
+import { mintToken, TokenVerifier } from '@flowplane/platform/auth';
+import { NoopHubBridge } from './bridge/hub-bridge.port';
+import { HubMetrics } from './hub.metrics';
+import { HubService } from './hub.service';
+import { HubSockets } from './hub-sockets';
+import type { PolicyDecision, RoomPolicy } from './room-policy';
+
+/** Jest hands the test a copy of `process`; crashes are reported on the real one. */
+const realProcess = runInThisContext('process') as NodeJS.Process;
+const SECRET = 'hub-sockets-spec-secret-0123456789';
+
+/** A room policy backed by a lookup that is down for rooms named `down-*`. */
+const flakyPolicy: RoomPolicy = {
+  canJoin: async (_p, room): Promise<PolicyDecision> => {
+    if (room.startsWith('down-')) throw new Error('lookup failed');
+    return true;
+  },
+  canBroadcast: () => true,
+};
+
+/** Sends a raw upgrade request; resolves what the hub answered once it closed the connection. */
+function rawUpgrade(port: number, target: string): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = netConnect(port, '127.0.0.1');
+    let text = '';
+    socket.on('data', (d) => (text += d.toString()));
+    socket.on('error', () => undefined);
+    socket.on('close', () => resolve(text));
+    socket.write(`GET ${target} HTTP/1.1\r\nHost: localhost\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`);
+  });
+}
+
+describe('HubSockets upgrade handling', () => {
+  let server: Server;
+  let hub: HubService;
+  let sockets: HubSockets;
+  let port: number;
+  let bearer: string;
+  const uncaught: unknown[] = [];
+  const record = (e: unknown) => uncaught.push(e);
+
+  beforeAll(async () => {
+    realProcess.on('uncaughtException', record);
+    realProcess.on('unhandledRejection', record);
+    const metrics = new HubMetrics(new Registry());
+    hub = new HubService(
+      { replicaId: 'spec', pingIntervalMs: 60_000, writeTimeoutMs: 10_000, sendBuffer: 64, sendBufferBytes: 1 << 20, maxFrameBytes: 65_536, maxRoomsPerConnection: 10, allowedOrigins: [], requireAuth: true, mountPath: '/ws' },
+      new NoopHubBridge(),
+      metrics,
+    );
+    sockets = new HubSockets(hub, new TokenVerifier({ jwtSecret: SECRET }), flakyPolicy, metrics);
+    server = createServer();
+    server.on('upgrade', (req, socket, head) => sockets.handleUpgrade(req, socket, head));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    port = (server.address() as AddressInfo).port;
+    bearer = await mintToken(SECRET, { sub: 'alice', perms: [] });
+  });
+  afterAll(async () => {
+    await sockets.shutdown(100);
+    await new Promise<void>((r) => server.close(() => r()));
+    realProcess.off('uncaughtException', record);
+    realProcess.off('unhandledRejection', record);
+  });
+  afterEach(() => expect(uncaught).toEqual([]));
+
+  it('refuses a request target that is no valid URL with 400 instead of throwing', async () => {
+    const text = await rawUpgrade(port, 'http://[');
+    expect(text).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toEqual({ statusCode: 400, error: 'Bad Request', message: 'invalid request target' });
+  });
+
+  it('answers 503 when the room policy fails on a pre-joined room', async () => {
+    const text = await rawUpgrade(port, `/ws/connect?token=${bearer}&room=down-1`);
+    expect(text).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n/);
+    expect(text).toContain('room policy is unavailable');
+  });
+
+  it('answers a subscribe the room policy fails on with an error frame and keeps the connection', async () => {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/ws/connect?token=${bearer}`);
+    const frames: Array<{ type: string; data?: { code?: string } }> = [];
+    ws.on('message', (m) => frames.push(JSON.parse(m.toString())));
+    await new Promise((r) => ws.once('open', r));
+    ws.send(JSON.stringify({ action: 'subscribe', room: 'down-2' }));
+    ws.send(JSON.stringify({ action: 'ping' }));
+    const deadline = Date.now() + 3000;
+    while (frames.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(frames.find((f) => f.type === 'error')?.data?.code).toBe('unavailable');
+    expect(frames.some((f) => f.type === 'pong')).toBe(true);
+    const closed = new Promise((r) => ws.once('close', r));
+    ws.close();
+    await closed;
+  });
+});

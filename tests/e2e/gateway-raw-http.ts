@@ -37,6 +37,18 @@ export function frameRequest(method: string, path: string, body: Buffer, framing
   return Buffer.concat([Buffer.from(lines.join('\r\n') + '\r\n\r\n'), body]);
 }
 
+/** The same request as `frameRequest`, cut into the head and then one piece per chunk, to send with pauses in between. */
+export function requestPieces(method: string, path: string, body: Buffer, framing: Framing, headers: Record<string, string> = {}, chunkSize = 1000): Buffer[] {
+  const whole = frameRequest(method, path, body, framing, headers, chunkSize);
+  const headEnd = whole.indexOf('\r\n\r\n') + 4;
+  const pieces = [whole.subarray(0, headEnd)];
+  const rest = whole.subarray(headEnd);
+  // Chunked framing: cut right after each chunk's CRLF; otherwise every `chunkSize` bytes.
+  const step = framing === 'chunked' ? chunkSize.toString(16).length + 2 + chunkSize + 2 : chunkSize;
+  for (let i = 0; i < rest.length; i += step) pieces.push(rest.subarray(i, i + step));
+  return pieces;
+}
+
 /** Parses a whole HTTP/1.x response (Content-Length, chunked or close-delimited). */
 export function parseResponse(raw: Buffer, ms = 0): RawResponse {
   const end = raw.indexOf('\r\n\r\n');

@@ -56,7 +56,7 @@ describe('gateway in front of the platform', () => {
       });
       const res = await fetch(`${api}/deployments/shop`, { method: 'PATCH', headers: { ...bearer, 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit);
       expect(res.status).toBe(200);
-      expect((await res.json()).disabled).toBe(disabled);
+      expect(((await res.json()) as { disabled: boolean }).disabled).toBe(disabled);
       expect((await call(`${api}/deployments/shop`, { bearer: admin })).body.disabled).toBe(disabled);
     }
   });

@@ -2,6 +2,7 @@ export * from './all-exceptions.filter';
 export * from './client-error.handler';
 export * from './domain.exception';
 export * from './error-body';
+export * from './error-body.dto';
 export * from './json-depth';
 export * from './request-context';
 export * from './request-guards';

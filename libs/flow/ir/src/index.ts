@@ -9,3 +9,4 @@ export * from './spec-document.schema';
 export * from './spec-document.validator';
 export { irToSpec, specToIr, isLlmActionRef, specKindOf, impliedNodeKind, UNTITLED_FLOW } from './spec-form.converter';
 export { escapePointerToken, jsonPointer, pointerTokens } from './json-pointer.util';
+export { createSettingsAjv, SETTINGS_SCHEMA_DIALECT, SETTINGS_SCHEMA_KEYWORDS } from './settings-schema.ajv';

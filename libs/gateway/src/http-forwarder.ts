@@ -4,6 +4,7 @@ import { type Dispatcher, Pool } from 'undici';
 import { errorBody, isJsonContentType } from '@flowplane/platform/http';
 import { Admission, callerKey, isEventStream, isRefusal, type Refusal, type Release, wantsEventStream } from './admission';
 import { type BodyFailure, BodyMeter } from './body-meter';
+import { forwardedRequestHeaders, HOP_BY_HOP } from './forwarded-headers';
 import type { UpstreamService } from './gateway.env';
 
 /** Connection, stream and body limits of the HTTP path (defaults as in GatewayEnv). */
@@ -41,23 +42,6 @@ export interface ForwarderOptions {
   limits: ForwardLimits;
   /** The client address used for per-client caps (honours GATEWAY_TRUST_PROXY). */
   clientKey: (req: IncomingMessage) => string;
-}
-
-// RFC 9110 §7.6.1: connection-specific headers are not forwarded by a proxy.
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
-
-/** The request headers to send upstream: end-to-end headers plus X-Forwarded-*. */
-function forwardHeaders(req: IncomingMessage): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const [k, v] of Object.entries(req.headers)) {
-    if (v !== undefined && !HOP_BY_HOP.has(k) && k !== 'host') out[k] = v;
-  }
-  const client = req.socket.remoteAddress ?? '';
-  const prior = req.headers['x-forwarded-for'];
-  out['x-forwarded-for'] = prior ? `${Array.isArray(prior) ? prior.join(', ') : prior}, ${client}` : client;
-  if (req.headers.host) out['x-forwarded-host'] = req.headers.host;
-  out['x-forwarded-proto'] = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
-  return out;
 }
 
 /** The upstream's response headers minus hop-by-hop ones. */
@@ -197,7 +181,7 @@ export class HttpForwarder {
   private dispatch(x: Exchange, body: Readable | Buffer | undefined): void {
     const { req, res, service } = x;
     if (x.answered || res.destroyed) return;
-    const headers = forwardHeaders(req);
+    const headers = forwardedRequestHeaders(req, false);
     // A collected body goes with its length, whatever framing the client used.
     if (Buffer.isBuffer(body)) headers['content-length'] = String(body.length);
     // No AbortController per request (it costs more than the rest of the hop): when the client goes

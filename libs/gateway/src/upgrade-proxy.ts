@@ -2,6 +2,7 @@ import { type ClientRequest, type IncomingMessage, request as httpRequest, type 
 import type { Socket } from 'node:net';
 import { type Duplex, pipeline } from 'node:stream';
 import { errorBody, REQUEST_ID_HEADER, requestIdOf } from '@flowplane/platform/http';
+import { forwardedRequestHeaders, HOP_BY_HOP } from './forwarded-headers';
 
 export interface UpgradeProxyOptions {
   /** Base URL of the upstream that takes the upgrades (the hub). */
@@ -20,9 +21,6 @@ export interface UpgradeProxyOptions {
 }
 
 const DEFAULT_HALF_OPEN_MS = 5000;
-
-// RFC 9110 §7.6.1 hop-by-hop headers; `connection` and `upgrade` are set again for the handshake.
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
 const proxies = new WeakMap<Server, UpgradeProxy>();
 
@@ -240,16 +238,10 @@ export class UpgradeProxy {
 
   /** The handshake's headers for the upstream: end-to-end ones, the upgrade itself, X-Forwarded-*. */
   private upstreamHeaders(req: IncomingMessage): Record<string, string | string[]> {
-    const out: Record<string, string | string[]> = {};
-    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = v;
     // The Host header is kept: the hub compares it with the Origin for same-origin pages.
+    const out = forwardedRequestHeaders(req, true);
     out.connection = 'Upgrade';
     out.upgrade = req.headers.upgrade ?? 'websocket';
-    const client = req.socket.remoteAddress ?? '';
-    const prior = req.headers['x-forwarded-for'];
-    out['x-forwarded-for'] = prior ? `${Array.isArray(prior) ? prior.join(', ') : prior}, ${client}` : client;
-    if (req.headers.host) out['x-forwarded-host'] = req.headers.host;
-    out['x-forwarded-proto'] = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
     return out;
   }
 }

@@ -5,6 +5,7 @@ export * from './tokenizer';
 export * from './settings';
 export * from './llm-client';
 export * from './net/address-policy';
+export * from './net/host-list';
 export * from './net/outbound';
 export * from './providers/http-transport';
 export * from './providers/sse';

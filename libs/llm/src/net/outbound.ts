@@ -1,6 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
-import ipaddr from 'ipaddr.js';
+import { HostList } from './host-list';
 import { isIpLiteral, refusalReason } from './address-policy';
 
 /** One resolved address. */
@@ -77,60 +77,20 @@ export function pinnedLookup(target: ResolvedAddress): LookupFunction {
  * range matches the resolved address, so `127.0.0.1` also admits a name that resolves there.
  */
 export class PrivateHostAllowlist {
-  private readonly names = new Set<string>();
-  private readonly ranges: Array<[ipaddr.IPv4 | ipaddr.IPv6, number]> = [];
-  private readonly all: boolean;
+  private readonly list: HostList;
 
   constructor(spec: string | undefined) {
-    let all = false;
-    for (const raw of (spec ?? '').split(/[\s,]+/)) {
-      const entry = raw.trim().toLowerCase().replace(/^\[|\]$/g, '');
-      if (!entry) continue;
-      if (entry === '*') {
-        all = true;
-        continue;
-      }
-      const cidr = entry.includes('/') ? parseCidr(entry) : undefined;
-      if (cidr) {
-        this.ranges.push(cidr);
-      } else if (ipaddr.isValid(entry)) {
-        const addr = normalise(ipaddr.parse(entry));
-        this.ranges.push([addr, addr.kind() === 'ipv4' ? 32 : 128]);
-      } else {
-        this.names.add(entry.replace(/\.$/, ''));
-      }
-    }
-    this.all = all;
+    this.list = new HostList(spec, 'LLM_ALLOWED_PRIVATE_HOSTS');
   }
 
   /** True when nothing is allowed. */
   get empty(): boolean {
-    return !this.all && this.names.size === 0 && this.ranges.length === 0;
+    return this.list.empty;
   }
 
   allows(hostname: string, address: string): boolean {
-    if (this.all) return true;
-    if (this.names.has(hostname.toLowerCase().replace(/\.$/, ''))) return true;
-    let parsed: ipaddr.IPv4 | ipaddr.IPv6;
-    try {
-      parsed = normalise(ipaddr.parse(address.replace(/%.*$/, '')));
-    } catch {
-      return false;
-    }
-    return this.ranges.some(([range, bits]) => range.kind() === parsed.kind() && (parsed as ipaddr.IPv4).match(range as ipaddr.IPv4, bits));
+    return this.list.hasHost(hostname) || this.list.hasAddress(address);
   }
-}
-
-function parseCidr(entry: string): [ipaddr.IPv4 | ipaddr.IPv6, number] | undefined {
-  try {
-    return ipaddr.parseCIDR(entry);
-  } catch {
-    return undefined;
-  }
-}
-
-function normalise(addr: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | ipaddr.IPv6 {
-  return addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress() ? (addr as ipaddr.IPv6).toIPv4Address() : addr;
 }
 
 /**

@@ -1,10 +1,8 @@
-import ipaddr from 'ipaddr.js';
+import { bareHost, HostList } from '@flowplane/llm';
 import { SERVICE_NAMES, serviceUrl } from '@flowplane/contracts';
 
 /** Hosts that are always allowed over plain http: the loopback interface. */
-const LOOPBACK = ['localhost', '*.localhost', '127.0.0.0/8', '::1'];
-
-type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
+const LOOPBACK = 'localhost, *.localhost, 127.0.0.0/8, ::1';
 
 /**
  * Which remote node invoke URLs may use plain http. A step carries its packet, config and a step
@@ -17,10 +15,7 @@ type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
  * written in the URL (no DNS lookup).
  */
 export class RemoteNodeUrlPolicy {
-  private readonly names = new Set<string>();
-  private readonly suffixes: string[] = [];
-  private readonly ranges: Range[] = [];
-  private readonly any: boolean;
+  private readonly hosts: HostList;
 
   /**
    * @param allowedHosts REMOTE_NODE_ALLOWED_HOSTS
@@ -30,22 +25,7 @@ export class RemoteNodeUrlPolicy {
     allowedHosts: string | undefined,
     private readonly platformUrls: () => Iterable<string> = () => [],
   ) {
-    let any = false;
-    for (const raw of [...LOOPBACK, ...(allowedHosts ?? '').split(/[\s,]+/)]) {
-      const entry = raw.trim().toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
-      if (!entry) continue;
-      if (entry === '*') any = true;
-      else if (entry.startsWith('*.')) this.suffixes.push(entry.slice(1));
-      else if (entry.includes('/')) {
-        const range = parseCidr(entry);
-        if (range) this.ranges.push(range);
-        else throw new Error(`REMOTE_NODE_ALLOWED_HOSTS: ${JSON.stringify(raw)} is not a CIDR range`);
-      } else if (ipaddr.isValid(entry)) {
-        const addr = normalise(ipaddr.parse(entry));
-        this.ranges.push([addr, addr.kind() === 'ipv4' ? 32 : 128]);
-      } else this.names.add(entry);
-    }
-    this.any = any;
+    this.hosts = new HostList(`${LOOPBACK},${allowedHosts ?? ''}`, 'REMOTE_NODE_ALLOWED_HOSTS');
   }
 
   /** Why `url` may not be an invoke URL, or undefined when it may. */
@@ -58,16 +38,11 @@ export class RemoteNodeUrlPolicy {
 
   /** True when plain http to `hostname` (as the URL writes it) is allowed. */
   allowsHttp(hostname: string): boolean {
-    if (this.any) return true;
-    const host = hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
-    if (this.names.has(host) || this.suffixes.some((s) => host.endsWith(s))) return true;
-    if (ipaddr.isValid(host)) {
-      const addr = normalise(ipaddr.parse(host));
-      if (this.ranges.some(([range, bits]) => range.kind() === addr.kind() && (addr as ipaddr.IPv4).match(range as ipaddr.IPv4, bits))) return true;
-    }
+    if (this.hosts.hasHost(hostname)) return true;
+    const host = bareHost(hostname);
     for (const u of this.platformUrls()) {
       try {
-        if (new URL(u).hostname.toLowerCase().replace(/^\[|\]$/g, '') === host) return true;
+        if (bareHost(new URL(u).hostname) === host) return true;
       } catch {
         // an unparsable URL allows nothing
       }
@@ -87,16 +62,4 @@ export function platformServiceUrls(launcher: Readonly<Record<string, string>>, 
     }
   }
   return urls;
-}
-
-function parseCidr(entry: string): Range | undefined {
-  try {
-    return ipaddr.parseCIDR(entry);
-  } catch {
-    return undefined;
-  }
-}
-
-function normalise(addr: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | ipaddr.IPv6 {
-  return addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress() ? (addr as ipaddr.IPv6).toIPv4Address() : addr;
 }

@@ -75,7 +75,7 @@ describe('service kit', () => {
   it('answers an unexpected error with 500, an errorId and no internals', async () => {
     const res = await call(`${svc.url}/api/v1/things/boom`);
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ statusCode: 500, error: 'Internal Server Error', message: 'internal error', errorId: expect.stringMatching(/^[0-9a-f-]{36}$/), requestId: res.headers.get('x-request-id') });
+    expect(res.body).toEqual({ statusCode: 500, error: 'Internal Server Error', code: 'INTERNAL_ERROR', message: 'internal error', errorId: expect.stringMatching(/^[0-9a-f-]{36}$/), requestId: res.headers.get('x-request-id') });
     expect(res.text).not.toContain('hunter2');
   });
 

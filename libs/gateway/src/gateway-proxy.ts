@@ -43,6 +43,11 @@ function sendJson(res: ServerResponse, status: number, body: object, headers: Re
   res.end(JSON.stringify(body));
 }
 
+/** The body of a rate-limit refusal. */
+function rateLimited(waitSeconds: number, requestId: string): object {
+  return errorBody(429, `rate limit exceeded; retry in ${waitSeconds} s`, { code: 'RATE_LIMITED', requestId });
+}
+
 /** Parses `1mb`, `512kb` or a byte count. */
 export function parseByteSize(size: string): number {
   const m = /^(\d+)(b|kb|mb)?$/i.exec(size.trim());
@@ -123,7 +128,7 @@ export class GatewayProxy {
     const go = () => {
       if (!this.limiter) return this.forward(req as ProxiedRequest, res, service, rewrite);
       void this.overLimit(req).then((wait) => {
-        if (wait !== undefined) sendJson(res, 429, errorBody(429, `rate limit exceeded; retry in ${wait} s`), { 'Retry-After': String(wait) });
+        if (wait !== undefined) sendJson(res, 429, rateLimited(wait, id), { 'Retry-After': String(wait) });
         else this.forward(req as ProxiedRequest, res, service, rewrite);
       });
     };
@@ -138,7 +143,8 @@ export class GatewayProxy {
       if (!this.limiter) return next();
       void this.overLimit(req).then((wait) => {
         if (wait === undefined) return next();
-        sendJson(res, 429, errorBody(429, `rate limit exceeded; retry in ${wait} s`), { 'Retry-After': String(wait) });
+        const id = res.getHeader('x-request-id');
+        sendJson(res, 429, rateLimited(wait, typeof id === 'string' ? id : requestIdOf(req)), { 'Retry-After': String(wait) });
       }, next);
     };
   }

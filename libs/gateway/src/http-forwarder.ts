@@ -1,3 +1,5 @@
+import { Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { type Dispatcher, Pool } from 'undici';
@@ -65,6 +67,8 @@ interface Exchange {
 }
 
 class StreamRefused extends Error {}
+
+const log = new Logger('Gateway');
 
 /** How long a body may take to arrive whole when its address is already at the cap on unfinished requests. */
 const PENDING_GRACE_MS = 500;
@@ -247,12 +251,18 @@ export class HttpForwarder {
       res.destroy();
       return;
     }
-    const requestId = res.getHeader('x-request-id');
+    const id = res.getHeader('x-request-id');
+    const requestId = typeof id === 'string' ? id : undefined;
     const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
     if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
     if (!req.complete) headers.connection = 'close';
+    let errorId: string | undefined;
+    if (status >= 500) {
+      errorId = randomUUID();
+      log.warn({ errorId, requestId, service: x.service, code, ...extra }, message);
+    }
     res.writeHead(status, headers);
-    res.end(JSON.stringify({ ...errorBody(status, message, { code, ...extra }), requestId }));
+    res.end(JSON.stringify(errorBody(status, message, { code, ...extra, requestId, ...(errorId ? { errorId } : {}) })));
   }
 
   /** One keep-alive pool per upstream for ordinary requests and one for event streams, made on first use. */

@@ -1,3 +1,5 @@
+import { Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { type ClientRequest, type IncomingMessage, request as httpRequest, type Server, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { type Duplex, pipeline } from 'node:stream';
@@ -21,6 +23,8 @@ export interface UpgradeProxyOptions {
 }
 
 const DEFAULT_HALF_OPEN_MS = 5000;
+
+const log = new Logger('UpgradeProxy');
 
 const proxies = new WeakMap<Server, UpgradeProxy>();
 
@@ -82,13 +86,13 @@ export class UpgradeProxy {
     const id = requestIdOf(req);
     req.headers[REQUEST_ID_HEADER] = id;
     const path = (req.url ?? '').split('?')[0];
-    if (!this.o.accepts(path)) return this.refuse(socket, 404, errorBody(404, `no WebSocket endpoint at ${path}`, { requestId: id }), id);
+    if (!this.o.accepts(path)) return this.refuse(socket, 404, errorBody(404, `no WebSocket endpoint at ${path}`, { code: 'ROUTE_NOT_FOUND', requestId: id }), id);
     if (!this.o.overLimit) return this.forward(req, socket, head, id);
     this.o.overLimit(req).then(
       (wait) => {
         if (socket.destroyed) return;
         if (wait === undefined) return this.forward(req, socket, head, id);
-        this.refuse(socket, 429, errorBody(429, `rate limit exceeded; retry in ${wait} s`, { requestId: id }), id, { 'Retry-After': String(wait) });
+        this.refuse(socket, 429, errorBody(429, `rate limit exceeded; retry in ${wait} s`, { code: 'RATE_LIMITED', requestId: id }), id, { 'Retry-After': String(wait) });
       },
       () => socket.destroy(),
     );
@@ -126,7 +130,7 @@ export class UpgradeProxy {
     } catch {
       // Node refuses to send a target or header it considers invalid; thrown here, it would escape
       // the server's 'upgrade' event and end the process.
-      return this.refuse(socket, 400, errorBody(400, 'invalid request target or header', { requestId: id }), id);
+      return this.refuse(socket, 400, errorBody(400, 'invalid request target or header', { code: 'INVALID_REQUEST_TARGET', requestId: id }), id);
     }
     const deadline = setTimeout(() => upstreamReq.destroy(Object.assign(new Error('upstream handshake timed out'), { code: 'ETIMEDOUT' })), this.o.timeoutMs);
     deadline.unref();
@@ -148,8 +152,10 @@ export class UpgradeProxy {
       answered = true;
       socket.off('close', abandon);
       const code = err.code ?? 'ERROR';
-      if (code === 'ETIMEDOUT') this.refuse(socket, 504, errorBody(504, `service hub did not answer within ${this.o.timeoutMs} ms`, { service: 'hub', requestId: id }), id);
-      else this.refuse(socket, 503, errorBody(503, 'service hub is unavailable', { service: 'hub', reason: code, requestId: id }), id);
+      const errorId = randomUUID();
+      log.warn({ errorId, requestId: id, reason: code }, 'WebSocket handshake with the hub failed');
+      if (code === 'ETIMEDOUT') this.refuse(socket, 504, errorBody(504, `service hub did not answer within ${this.o.timeoutMs} ms`, { code: 'UPSTREAM_TIMEOUT', service: 'hub', requestId: id, errorId }), id);
+      else this.refuse(socket, 503, errorBody(503, 'service hub is unavailable', { code: 'SERVICE_UNAVAILABLE', service: 'hub', reason: code, requestId: id, errorId }), id);
     });
 
     upstreamReq.on('response', (res: IncomingMessage) => {

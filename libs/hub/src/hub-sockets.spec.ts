@@ -72,7 +72,9 @@ describe('HubSockets upgrade handling', () => {
   it('refuses a request target that is no valid URL with 400 instead of throwing', async () => {
     const text = await rawUpgrade(port, 'http://[');
     expect(text).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
-    expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toEqual({ statusCode: 400, error: 'Bad Request', message: 'invalid request target' });
+    const body = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4));
+    expect(body).toEqual({ statusCode: 400, error: 'Bad Request', code: 'INVALID_REQUEST_TARGET', message: 'invalid request target', requestId: expect.any(String) });
+    expect(text).toContain(`X-Request-Id: ${body.requestId as string}\r\n`);
   });
 
   it('answers 503 when the room policy fails on a pre-joined room', async () => {

@@ -1,8 +1,11 @@
+import { Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { STATUS_CODES } from 'node:http';
 import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import { InvalidTokenError, type Principal, type TokenVerifier } from '@flowplane/platform/auth';
+import { errorBody, requestIdOf } from '@flowplane/platform/http';
 import { encodeFrame, parseClientFrame, roomNameProblem } from './hub-envelope';
 import type { HubConnection } from './hub-connection';
 import type { HubMetrics } from './hub.metrics';
@@ -12,13 +15,20 @@ import type { PolicyDecision, RoomPolicy } from './room-policy';
 /** How long a refused client may keep its half of the connection open after the answer. */
 const REFUSED_LINGER_MS = 5000;
 
+const log = new Logger('HubSockets');
+
 /**
  * Refuses an upgrade with a JSON error body before any WebSocket exists. The server's sockets allow
  * half-open connections, so after the answer the client's input is read and dropped (to see its
  * FIN) and a client that never closes its half is cut after REFUSED_LINGER_MS.
  */
-function refuse(socket: Duplex, status: number, message: string): void {
-  const body = JSON.stringify({ statusCode: status, error: STATUS_CODES[status] ?? 'Error', message });
+function refuse(socket: Duplex, status: number, message: string, code: string | undefined, requestId: string): void {
+  let errorId: string | undefined;
+  if (status >= 500) {
+    errorId = randomUUID();
+    log.warn({ errorId, requestId, code }, `WebSocket upgrade refused: ${message}`);
+  }
+  const body = JSON.stringify(errorBody(status, message, { code, requestId, ...(errorId ? { errorId } : {}) }));
   if (socket.destroyed || !socket.writable) {
     socket.destroy();
     return;
@@ -27,7 +37,7 @@ function refuse(socket: Duplex, status: number, message: string): void {
   const linger = setTimeout(() => socket.destroy(), REFUSED_LINGER_MS);
   linger.unref();
   socket.once('close', () => clearTimeout(linger));
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`);
 }
 
 function firstHeader(v: string | string[] | undefined): string | undefined {
@@ -63,6 +73,8 @@ export function originAllowed(req: IncomingMessage, allowed: string[]): boolean 
 export class HubSockets {
   private readonly wss: WebSocketServer;
   private readonly healthSockets = new Set<WebSocket>();
+  /** The request id of each upgrade (the gateway's, when it forwarded one), for refusals. */
+  private readonly requestIds = new WeakMap<Duplex, string>();
   private readonly connectPath: string;
   private readonly healthPath: string;
   private stopping?: Promise<void>;
@@ -84,25 +96,26 @@ export class HubSockets {
   /** The server's `upgrade` listener. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', () => socket.destroy());
+    this.requestIds.set(socket, requestIdOf(req));
     // An exception here would escape the server's 'upgrade' event and end the process.
     let url: URL;
     try {
       url = new URL(req.url ?? '/', 'http://hub.invalid');
     } catch {
-      return this.refuse(socket, 400, 'invalid request target');
+      return this.refuse(socket, 400, 'invalid request target', 'INVALID_REQUEST_TARGET');
     }
-    if (this.stopping) return this.refuse(socket, 503, 'hub is shutting down; reconnect');
+    if (this.stopping) return this.refuse(socket, 503, 'hub is shutting down; reconnect', 'HUB_SHUTTING_DOWN');
     if (url.pathname === this.healthPath) {
       this.wss.handleUpgrade(req, socket, head, (ws) => this.onHealthSocket(ws));
       return;
     }
-    if (url.pathname !== this.connectPath) return this.refuse(socket, 404, `no WebSocket endpoint at ${url.pathname}; connect to ${this.connectPath}`);
-    if (this.hub.shuttingDown) return this.refuse(socket, 503, 'hub is shutting down; reconnect');
-    if (!originAllowed(req, this.hub.settings.allowedOrigins)) return this.refuse(socket, 403, 'origin not allowed');
+    if (url.pathname !== this.connectPath) return this.refuse(socket, 404, `no WebSocket endpoint at ${url.pathname}; connect to ${this.connectPath}`, 'ROUTE_NOT_FOUND');
+    if (this.hub.shuttingDown) return this.refuse(socket, 503, 'hub is shutting down; reconnect', 'HUB_SHUTTING_DOWN');
+    if (!originAllowed(req, this.hub.settings.allowedOrigins)) return this.refuse(socket, 403, 'origin not allowed', 'ORIGIN_NOT_ALLOWED');
     const room = url.searchParams.get('session_id') ?? url.searchParams.get('room') ?? undefined;
     if (room !== undefined) {
       const problem = roomNameProblem(room);
-      if (problem) return this.refuse(socket, 400, problem);
+      if (problem) return this.refuse(socket, 400, problem, 'HUB_INVALID_ROOM');
     }
     const token = url.searchParams.get('token') ?? undefined;
     // Last resort: whatever fails while admitting costs this socket, not the process.
@@ -115,23 +128,23 @@ export class HubSockets {
       try {
         principal = await this.verifier.verify(token);
       } catch (e) {
-        return this.refuse(socket, 401, e instanceof InvalidTokenError ? e.message : 'token is invalid');
+        return this.refuse(socket, 401, e instanceof InvalidTokenError ? e.message : 'token is invalid', 'UNAUTHORIZED');
       }
-      if (!principal.active) return this.refuse(socket, 403, 'user is inactive');
+      if (!principal.active) return this.refuse(socket, 403, 'user is inactive', 'FORBIDDEN');
     } else if (this.hub.settings.requireAuth) {
-      return this.refuse(socket, 401, 'missing token: pass it in the token query parameter');
+      return this.refuse(socket, 401, 'missing token: pass it in the token query parameter', 'UNAUTHORIZED');
     }
     if (room !== undefined) {
       let decision: PolicyDecision;
       try {
         decision = await this.policy.canJoin(principal, room);
       } catch {
-        return this.refuse(socket, 503, 'room policy is unavailable; retry');
+        return this.refuse(socket, 503, 'room policy is unavailable; retry', 'ROOM_POLICY_UNAVAILABLE');
       }
-      if (decision !== true) return this.refuse(socket, 403, decision);
+      if (decision !== true) return this.refuse(socket, 403, decision, 'HUB_FORBIDDEN');
     }
     if (socket.destroyed) return;
-    if (this.hub.shuttingDown) return this.refuse(socket, 503, 'hub is shutting down; reconnect');
+    if (this.hub.shuttingDown) return this.refuse(socket, 503, 'hub is shutting down; reconnect', 'HUB_SHUTTING_DOWN');
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       const conn = this.hub.add(ws, principal);
       ws.on('message', (data, isBinary) => {
@@ -181,9 +194,9 @@ export class HubSockets {
     });
   }
 
-  private refuse(socket: Duplex, status: number, message: string): void {
+  private refuse(socket: Duplex, status: number, message: string, code?: string): void {
     this.metrics.upgradeRefused(status);
-    refuse(socket, status, message);
+    refuse(socket, status, message, code, this.requestIds.get(socket) ?? randomUUID());
   }
 
   /** Closes every socket with 1001, cutting those that have not closed after `graceMs`. Idempotent. */

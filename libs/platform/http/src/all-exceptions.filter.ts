@@ -1,9 +1,8 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES } from 'node:http';
 import { DomainException, PORT_ERROR_STATUS } from './domain.exception';
-import { type ErrorBody, errorBody } from './error-body';
+import { codeForStatus, ERROR_CODE_PATTERN, type ErrorBody, errorBody } from './error-body';
 
 /** Maps any thrown value to a status and a caller-safe JSON body. Never includes a stack. */
 export function toErrorBody(err: unknown, log?: (errorId: string, err: unknown) => void): ErrorBody {
@@ -13,10 +12,10 @@ export function toErrorBody(err: unknown, log?: (errorId: string, err: unknown) 
     if (typeof res === 'object' && res !== null) {
       const r = res as Record<string, unknown>;
       const message = Array.isArray(r.message) ? r.message.join('; ') : String(r.message ?? err.message);
-      const { statusCode: _s, error: _e, message: _m, ...rest } = r;
-      return withErrorId(errorBody(status, message, rest), status, err, log);
+      const { statusCode: _s, error: _e, message: _m, code, ...rest } = r;
+      return withErrorId(errorBody(status, message, { code: httpExceptionCode(status, message, code, rest.details), ...rest }), status, err, log);
     }
-    return withErrorId(errorBody(status, String(res)), status, err, log);
+    return withErrorId(errorBody(status, String(res), { code: httpExceptionCode(status, String(res)) }), status, err, log);
   }
   if (err instanceof DomainException) return withErrorId(errorBody(err.status, err.message, { code: err.code, ...err.body }), err.status, err, log);
   const e = err as { code?: string; type?: string; status?: number; message?: string; expose?: boolean };
@@ -30,7 +29,22 @@ export function toErrorBody(err: unknown, log?: (errorId: string, err: unknown) 
   }
   const portStatus = e?.code ? PORT_ERROR_STATUS[e.code] : undefined;
   if (portStatus) return withErrorId(errorBody(portStatus, portStatus >= 500 ? 'a dependency is unavailable, retry later' : (e.message ?? 'bad request'), { code: e.code }), portStatus, err, log);
-  return withErrorId(errorBody(500, 'internal error'), 500, err, log);
+  return withErrorId(errorBody(500, 'internal error', { code: 'INTERNAL_ERROR' }), 500, err, log);
+}
+
+/** Nest's answer to a path no controller serves (`Cannot GET /x`). */
+const NEST_NO_ROUTE = /^Cannot [A-Z]+ \//;
+
+/**
+ * The code of an HttpException: its own when it names one (normalised to upper snake case),
+ * VALIDATION_FAILED for a 400 that lists details, ROUTE_NOT_FOUND for Nest's unknown-route 404,
+ * else the one of the status (NOT_FOUND, UNAUTHORIZED, FORBIDDEN, ...).
+ */
+function httpExceptionCode(status: number, message: string, code?: unknown, details?: unknown): string {
+  if (typeof code === 'string' && code) return ERROR_CODE_PATTERN.test(code) ? code : codeForStatus(status);
+  if (status === 400 && details !== undefined) return 'VALIDATION_FAILED';
+  if (status === 404 && NEST_NO_ROUTE.test(message)) return 'ROUTE_NOT_FOUND';
+  return codeForStatus(status);
 }
 
 /** Codes of the body-parser errors that carry no code of their own. */
@@ -45,11 +59,6 @@ const EXPOSED_TYPE_CODES: Record<string, string> = {
 /** An upper-case identifier is a code meant for callers; anything else (`ECONNRESET`, lower case) is not. */
 function stableCode(code: unknown): string | undefined {
   return typeof code === 'string' && /^[A-Z][A-Z0-9_]{2,63}$/.test(code) && !/^E[A-Z]+$/.test(code) ? code : undefined;
-}
-
-/** `Unsupported Media Type` -> `UNSUPPORTED_MEDIA_TYPE`. */
-export function codeForStatus(status: number): string {
-  return (STATUS_CODES[status] ?? 'ERROR').toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_|_$/g, '');
 }
 
 function withErrorId(body: ErrorBody, status: number, err: unknown, log?: (errorId: string, err: unknown) => void): ErrorBody {
@@ -90,5 +99,13 @@ export function sendError(res: Response, err: unknown, log?: (errorId: string, e
 export function expressErrorHandler(logger = new Logger('Exceptions')) {
   return (err: unknown, req: Request, res: Response, _next: (e?: unknown) => void): void => {
     sendError(res, err, (errorId, e) => logger.error({ errorId, err: e, method: req.method, url: req.originalUrl }, 'request failed'));
+  };
+}
+
+/** Last-resort Express handler for a request nothing answered: the JSON 404 every unknown route gets. */
+export function routeNotFoundHandler() {
+  return (req: Request, res: Response): void => {
+    const requestId = res.getHeader('X-Request-Id');
+    res.status(404).json(errorBody(404, `no route for ${req.method} ${req.path}`, { code: 'ROUTE_NOT_FOUND', ...(typeof requestId === 'string' ? { requestId } : {}) }));
   };
 }

@@ -21,7 +21,7 @@ export function createValidationPipe(): ValidationPipe {
     transform: true,
     exceptionFactory: (errors) => {
       const details = flatten(errors);
-      return new BadRequestException({ message: `invalid input: ${details.map((d) => d.field).join(', ')}`, details });
+      return new BadRequestException({ code: 'VALIDATION_FAILED', message: `invalid input: ${details.map((d) => d.field).join(', ')}`, details });
     },
   });
 }

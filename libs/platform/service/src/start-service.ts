@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { AuthEnv, BusEnv, HttpEnv, KafkaEnv, LogEnv, loadConfig, MongoEnv, StoreEnv, VectorEnv } from '@flowplane/platform/config';
 import type { EventBus } from '@flowplane/platform/bus';
 import { createMetricsRegistry, createMetricsServer, ReadinessRegistry, registerBusMetrics } from '@flowplane/platform/health';
-import { expressErrorHandler, installClientErrorHandler, jsonBodyVerifier, pathEncodingGuard, requestIdMiddleware } from '@flowplane/platform/http';
+import { expressErrorHandler, installClientErrorHandler, jsonBodyVerifier, pathEncodingGuard, requestIdMiddleware, routeNotFoundHandler } from '@flowplane/platform/http';
 import { frameAncestorsFromEnv, securityHeaders } from '@flowplane/platform/http';
 import type { Store } from '@flowplane/platform/store';
 import type { VectorStore } from '@flowplane/platform/vector';
@@ -151,7 +151,7 @@ async function boot(def: ServiceDefinition, ctx: ServiceContext, owned: Array<{ 
   await app.init();
   app.use(expressErrorHandler());
   // Unknown routes: Nest answers 404 through the exception filter; this catches what bypasses Nest.
-  app.use((req: Request, res: Response) => res.status(404).json({ statusCode: 404, error: 'Not Found', message: `no route for ${req.method} ${req.path}` }));
+  app.use(routeNotFoundHandler());
 
   const server = app.getHttpServer() as Server;
   // Before listening: a malformed first request must already get the JSON error body.

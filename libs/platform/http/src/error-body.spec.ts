@@ -14,7 +14,7 @@ describe('errorBody', () => {
 
   it('takes the request id of the request being handled', async () => {
     const app = express();
-    app.use((req, res, next) => requestIdMiddleware(req, res, next));
+    app.use((req, res, next) => requestIdMiddleware(req as never, res, next));
     app.get('/', (_req, res) => void res.json(errorBody(400, 'no')));
     const server = app.listen(0);
     try {
@@ -59,7 +59,7 @@ describe('toErrorBody of Nest exceptions thrown without a code', () => {
 describe('routeNotFoundHandler', () => {
   it('answers what nothing else answered with the coded 404 and the request id', async () => {
     const app = express();
-    app.use((req, res, next) => requestIdMiddleware(req, res, next));
+    app.use((req, res, next) => requestIdMiddleware(req as never, res, next));
     app.use(routeNotFoundHandler());
     const server = app.listen(0);
     try {

@@ -104,7 +104,14 @@ describe('template activation', () => {
   });
 
   it('refuses with the 409 body when another deployment owns the route, and 404 for an unknown template', async () => {
-    const owner = await call(`${api}/deployments`, { method: 'POST', bearer: admin, ...json({ id: 'manual-reports', name: 'Manual reports', kind: 'route', labels: { 'x-route': 'GET /reports/{date}' }, variants: [{ label: 'stable', flowId: 'intake-canary', weight: 1 }] }) });
+    // intake-canary belongs to route-post-orders now: a flow is in one deployment only.
+    const busy = await call(`${api}/deployments`, { method: 'POST', bearer: admin, ...json({ id: 'manual-reports', name: 'Manual reports', kind: 'route', labels: { 'x-route': 'GET /reports/{date}' }, variants: [{ label: 'stable', flowId: 'intake-canary', weight: 1 }] }) });
+    expect(busy.status).toBe(409);
+    expect(busy.body).toMatchObject({ code: 'FLOW_CONFLICT', conflicting_deployment_id: 'route-post-orders', flowId: 'intake-canary' });
+    expect((await call(`${api}/flows`, { method: 'POST', bearer: admin, ...json({ id: 'manual-reports-flow', name: 'Manual reports' }) })).status).toBe(201);
+    const v = await call(`${api}/flows/manual-reports-flow/versions`, { method: 'POST', bearer: admin, ...json({ ...reports, meta: {} }) });
+    expect((await call(`${api}/flows/manual-reports-flow/publish`, { method: 'POST', bearer: admin, ...json({ versionID: v.body.versionId }) })).status).toBe(200);
+    const owner = await call(`${api}/deployments`, { method: 'POST', bearer: admin, ...json({ id: 'manual-reports', name: 'Manual reports', kind: 'route', labels: { 'x-route': 'GET /reports/{date}' }, variants: [{ label: 'stable', flowId: 'manual-reports-flow', weight: 1 }] }) });
     expect(owner.status).toBe(201);
     const res = await activate('shop/reports');
     expect(res.status).toBe(409);

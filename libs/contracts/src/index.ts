@@ -18,6 +18,7 @@ export * from './http/service-registry';
 export * from './http/service-client.errors';
 export * from './http/service-client';
 export * from './http/internal-routes';
+export * from './http/api-paths';
 export * from './events/platform-probe.event';
 export * from './profiles/profile-kind';
 export * from './profiles/llm-chat.kind';

@@ -4,12 +4,19 @@ import {
   type DeploymentChangeAction,
   type DeploymentKind,
   type DeploymentsChangedPayload,
+  flowSubscriberDeploymentId,
+  invokeDeploymentId,
+  normalizeRoute,
   parseRouteLabel,
+  reservedApiPathOwner,
+  routeDeploymentId,
   routeKey,
+  routeLabel,
   routeProblem,
   type RouteSpec,
   slugify,
   stickyValueOf,
+  subscriberDeploymentId,
   Topics,
   VariantSelector,
 } from '@flowplane/contracts';
@@ -18,9 +25,10 @@ import { DomainException } from '@flowplane/platform/http';
 import { DuplicateKeyError, type StoreSession } from '@flowplane/platform/store';
 import { computeContributes, type Contributes, metaRouteOf, subscribedEventOf } from './domain/contributes';
 import { type Deployment, Labels, type RouteAuth, stableVariant, type Variant } from './domain/deployment';
-import { deploymentNotFound, invalidDeployment, routeConflict } from './domain/deployment.errors';
-import { DeploymentRepository } from './persistence/deployment.repository';
-import { type FlowDocumentRef, FlowRuntimeClient } from './persistence/flow-runtime.client';
+import { deploymentNotFound, flowConflict, invalidDeployment, routeConflict, routeOwned } from './domain/deployment.errors';
+import { labelProblems } from './domain/labels';
+import { DeploymentRepository, flowsOf } from './persistence/deployment.repository';
+import { type FlowDocumentRef, FlowRuntimeClient, type OwnedRoute } from './persistence/flow-runtime.client';
 
 export const DEPLOYMENTS_OUTBOX = Symbol('DEPLOYMENTS_OUTBOX');
 
@@ -70,8 +78,36 @@ export interface DeploymentRead {
   contributesError?: string;
 }
 
+/** What a published flow asks of its deployment (`PUT /internal/deployments/flows/{flowId}`). */
+export interface FlowDeploymentRequest {
+  flowId: string;
+  name: string;
+  /** The published version's `meta.route`. */
+  route?: RouteSpec;
+  /** The published version's event source: topic and optional filter. */
+  event?: { name: string; filter?: string };
+  templateId?: string;
+  /** The module the flow's template came from (`x-source`). */
+  source?: string;
+  /** Template activation: takes the route's auto-managed deployment over even when another flow has it (rule 15 exempts that id). */
+  activation?: boolean;
+}
+
+/** What ensuring a flow's deployment did. */
+export interface FlowDeploymentResult {
+  deployment?: Deployment;
+  created: boolean;
+  /** Why the flow got a kind other than it asked for, or why nothing changed. */
+  reason?: string;
+}
+
 const DEFAULT_AUTH: RouteAuth = { mode: 'authenticated' };
-const ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
+// Long enough for `flow-` or `subscriber-` plus a 128-character flow id.
+const ID = /^[a-z0-9][a-z0-9._-]{0,159}$/;
+/** Ids of the auto-managed invoke deployments (`flow-<flowId>`); nobody else may take one. */
+const INVOKE_PREFIX = 'flow-';
+/** Labels that publish and activation set on the deployments they manage; operators' other labels are kept. */
+const MANAGED_LABELS = [Labels.route, Labels.event, Labels.eventFilter, Labels.kind, Labels.templateId, Labels.source];
 
 /**
  * Deployments (assistant-deployments-profiles.md rules 11-17, issue 6 items 1-7): CRUD with
@@ -103,9 +139,21 @@ export class DeploymentsService {
     return this.repo.list();
   }
 
-  async create(input: CreateDeployment, actor: Actor): Promise<Deployment> {
-    const id = input.id ?? `${slugify(input.name).slice(0, 40) || 'deployment'}-${randomUUID().slice(0, 8)}`;
-    if (!ID.test(id)) throw invalidDeployment([{ field: 'id', problem: 'lowercase letters, digits, dots, dashes and underscores; at most 128 characters' }]);
+  /**
+   * Creates a deployment. Its flows must exist and belong to no other deployment (409 naming it),
+   * except that a flow's auto-managed deployment is absorbed: deleted, with its claims, in the same
+   * transaction. `managedFor` marks a deployment publish or activation manages for that flow.
+   */
+  async create(input: CreateDeployment, actor: Actor, managedFor?: string, replaces?: Deployment): Promise<Deployment> {
+    let id = input.id;
+    if (id === undefined) {
+      id = `${slugify(input.name).slice(0, 40) || 'deployment'}-${randomUUID().slice(0, 8)}`;
+      if (id.startsWith(INVOKE_PREFIX)) id = `deployment-${id}`;
+    }
+    const problems = labelProblems(input.labels ?? {});
+    if (!ID.test(id)) problems.unshift({ field: 'id', problem: 'lowercase letters, digits, dots, dashes and underscores; at most 160 characters' });
+    else if (id.startsWith(INVOKE_PREFIX) && !managedFor) problems.unshift({ field: 'id', problem: `ids starting with "${INVOKE_PREFIX}" are kept for the invoke deployments publishing manages` });
+    if (problems.length) throw invalidDeployment(problems);
     const now = new Date();
     const draft: Deployment = {
       id,
@@ -120,8 +168,11 @@ export class DeploymentsService {
       createdAt: now,
       updatedAt: now,
       createdBy: actor.sub,
+      ...(managedFor ? { managedFor } : {}),
     };
     const deployment = await this.resolve(draft);
+    const absorbed = await this.absorbed(deployment);
+    if (replaces && !absorbed.some((a) => a.id === replaces.id)) absorbed.push(replaces);
     await this.write(deployment, 'created', undefined, async (session) => {
       try {
         await this.repo.insert(deployment, session);
@@ -129,37 +180,45 @@ export class DeploymentsService {
         if (e instanceof DuplicateKeyError) throw new DomainException('DEPLOYMENT_EXISTS', 409, `deployment ${id} already exists`);
         throw e;
       }
-    });
+    }, undefined, absorbed);
     return deployment;
   }
 
   async patch(id: string, patch: PatchDeployment, actor: Actor): Promise<Deployment> {
     void actor;
+    if (patch.labels !== undefined) {
+      const problems = labelProblems(patch.labels);
+      if (problems.length) throw invalidDeployment(problems);
+    }
     const current = await this.repo.get(id);
     if (!current) throw deploymentNotFound(id);
     if (patch.kind !== undefined && patch.kind !== current.kind) {
       throw invalidDeployment([{ field: 'kind', problem: `kind cannot change (${current.kind}); create a new deployment instead` }]);
     }
     const changed = Object.keys(patch).filter((k) => (patch as Record<string, unknown>)[k] !== undefined);
+    const variants = patch.variants !== undefined ? patch.variants.map(cleanVariant) : current.variants;
     const draft: Deployment = {
       ...current,
       name: patch.name ?? current.name,
       disabled: patch.disabled ?? current.disabled,
       labels: patch.labels !== undefined ? { ...patch.labels } : current.labels,
       stickyBy: patch.stickyBy === null ? undefined : (patch.stickyBy ?? current.stickyBy),
-      variants: patch.variants !== undefined ? patch.variants.map(cleanVariant) : current.variants,
+      variants,
       auth: current.kind === 'route' ? cleanAuth(patch.auth ?? current.auth ?? DEFAULT_AUTH) : undefined,
       revision: current.revision + 1,
       updatedAt: new Date(),
+      // A deployment whose variants no longer name the flow it was made for is the operator's now.
+      managedFor: current.managedFor && variants.some((v) => v.flowId === current.managedFor) ? current.managedFor : undefined,
     };
     // Labels and variants decide the route; anything else keeps the stored one, but is still checked
     // (an `auth` of mode perms without perms would let any active user through).
     const deployment = patch.labels !== undefined || patch.variants !== undefined ? await this.resolve(draft) : checked(draft);
+    const absorbed = patch.variants !== undefined ? await this.absorbed(deployment) : [];
     await this.write(deployment, 'updated', changed, async (session) => {
       if (!(await this.repo.replace(deployment, current.revision, session))) {
         throw new DomainException('DEPLOYMENT_CHANGED', 409, `deployment ${id} was changed concurrently; read it again and retry`);
       }
-    }, current);
+    }, current, absorbed);
     return deployment;
   }
 
@@ -167,11 +226,17 @@ export class DeploymentsService {
     const current = await this.repo.get(id);
     if (!current) throw deploymentNotFound(id);
     await this.outbox.withTransaction(async (session) => {
-      await this.repo.releaseClaims(id, session);
-      if (!(await this.repo.delete(id, session))) throw deploymentNotFound(id);
-      await this.announce(session, { ...current, revision: current.revision + 1 }, 'deleted');
+      await this.remove(current, session);
     });
     this.selectors.delete(id);
+  }
+
+  /** Deletes a deployment with its route and flow claims and announces it, inside a transaction. */
+  private async remove(d: Deployment, session: StoreSession): Promise<void> {
+    await this.repo.releaseClaims(d.id, session);
+    await this.repo.releaseFlowClaims(d.id, session);
+    if (!(await this.repo.delete(d.id, session))) throw deploymentNotFound(d.id);
+    await this.announce(session, { ...d, revision: d.revision + 1 }, 'deleted');
   }
 
   /** The variant a caller with this meta gets (rule 13); 503 when every weight is zero. */
@@ -204,6 +269,8 @@ export class DeploymentsService {
    * `exemptId` owns the route.
    */
   async checkRoute(route: RouteSpec, exemptId?: string): Promise<void> {
+    const owner = await this.ownerOf(route);
+    if (owner) throw routeOwned(route, owner);
     const claim = await this.repo.claimOf(route);
     if (claim && claim.deploymentId !== exemptId) {
       const owner = await this.repo.get(claim.deploymentId);
@@ -212,8 +279,9 @@ export class DeploymentsService {
   }
 
   /**
-   * Auto-managed deployments (rule 11, issue 6 item 10): creates the deployment with a `stable`
-   * variant, or patches its stable variant in place, keeping variants operators added.
+   * A deployment a module keeps (`PUT /internal/deployments/{id}`): creates it with a `stable`
+   * variant, or patches its stable variant in place, keeping variants operators added. It is the
+   * module's, not auto-managed: it absorbs the auto-managed deployments of the flows it names.
    */
   async ensure(input: { id: string; name: string; kind: DeploymentKind; labels: Record<string, string>; stable: { flowId: string; versionId?: string } }, actor: Actor): Promise<{ deployment: Deployment; created: boolean }> {
     const current = await this.repo.get(input.id);
@@ -237,6 +305,114 @@ export class DeploymentsService {
   }
 
   /**
+   * The deployment of a published flow (rules 5 and 11): every published flow has exactly one.
+   * A flow another deployment names (an operator's or a module's) keeps it. Otherwise the flow's
+   * auto-managed deployment is created, or patched in place (its stable variant follows the
+   * publish pointer; variants and labels operators added are kept): a route deployment
+   * (`route-<method>-<path-slug>`) when `meta.route` asks for a route nobody else holds, a
+   * subscriber (`subscriber-<template-slug>`, or `subscriber-<flowId>`) for an event source, else
+   * an `invoke` deployment (`flow-<flowId>`). A kind change replaces the previous one.
+   */
+  async ensureForFlow(req: FlowDeploymentRequest, actor: Actor): Promise<FlowDeploymentResult> {
+    const holderId = await this.repo.flowClaimOf(req.flowId);
+    const holder = holderId ? await this.repo.get(holderId) : undefined;
+    if (holder && holder.managedFor !== req.flowId) return { deployment: holder, created: false, reason: `the flow belongs to deployment ${holder.id}` };
+    const target = await this.flowTarget(req, holder);
+    if (!target) return { created: false, reason: `deployment id ${invokeDeploymentId(req.flowId)} is taken by another deployment` };
+    const stable: Variant = { label: 'stable', flowId: req.flowId, weight: 100 };
+    if (holder && holder.id === target.id && holder.kind === target.kind && !target.replaces) {
+      const kept = Object.fromEntries(Object.entries(holder.labels).filter(([k]) => !(MANAGED_LABELS as readonly string[]).includes(k)));
+      const labels = { ...kept, ...target.labels };
+      const hasStable = holder.variants.some((v) => v.label === 'stable');
+      const variants = hasStable ? holder.variants.map((v) => (v.label === 'stable' ? { ...stable, weight: v.weight } : v)) : [stable, ...holder.variants];
+      if (JSON.stringify(variants) === JSON.stringify(holder.variants) && JSON.stringify(labels) === JSON.stringify(holder.labels) && holder.name === req.name) {
+        return { deployment: holder, created: false, reason: target.reason };
+      }
+      return { deployment: await this.patch(holder.id, { name: req.name, labels, variants }, actor), created: false, reason: target.reason };
+    }
+    // New, or a change of kind or route: the previous auto-managed deployment is absorbed by the new one.
+    const carried = holder ? holder.variants.filter((v) => v.label !== 'stable') : [];
+    try {
+      const deployment = await this.create({ id: target.id, name: req.name, kind: target.kind, labels: target.labels, variants: [stable, ...carried] }, actor, req.flowId, target.replaces);
+      return { deployment, created: true, reason: target.reason };
+    } catch (e) {
+      // A concurrent publish of the same flow created it first: it is in place now.
+      if (e instanceof DomainException && (e.code === 'DEPLOYMENT_EXISTS' || e.code === 'FLOW_CONFLICT')) {
+        const now = await this.repo.flowClaimOf(req.flowId);
+        if (now) return { deployment: await this.repo.get(now), created: false };
+      }
+      throw e;
+    }
+  }
+
+  /** Id, kind and labels of the deployment a published flow gets; undefined when even its invoke id is taken. */
+  private async flowTarget(
+    req: FlowDeploymentRequest,
+    holder: Deployment | undefined,
+  ): Promise<{ id: string; kind: DeploymentKind; labels: Record<string, string>; reason?: string; replaces?: Deployment } | undefined> {
+    const base: Record<string, string> = { ...(req.source ? { [Labels.source]: req.source } : {}), ...(req.templateId ? { [Labels.templateId]: req.templateId } : {}) };
+    // An id is ours when free, or held by this flow's own auto-managed deployment.
+    const ours = async (id: string) => {
+      const d = await this.repo.get(id);
+      return !d || d.managedFor === req.flowId;
+    };
+    let reason: string | undefined;
+    if (req.route) {
+      const route = normalizeRoute(req.route);
+      const id = routeDeploymentId(route);
+      const problem = routeProblem(route);
+      const owner = problem ? undefined : await this.ownerOf(route);
+      const claim = problem || owner ? undefined : await this.repo.claimOf(route);
+      if (problem) reason = `meta.route is invalid: ${problem}`;
+      else if (owner) reason = `route ${route.method} ${route.path} belongs to the ${owner} service`;
+      else if (claim && claim.deploymentId !== id && claim.deploymentId !== holder?.id) reason = `route ${route.method} ${route.path} belongs to deployment ${claim.deploymentId}`;
+      else {
+        const labels = { ...base, [Labels.route]: routeLabel(route) };
+        if (await ours(id)) return { id, kind: 'route', labels };
+        const other = await this.repo.get(id);
+        if (req.activation && other?.managedFor) return { id, kind: 'route', labels, replaces: other };
+        reason = `deployment id ${id} is taken by another deployment`;
+      }
+    } else if (req.event) {
+      const id = req.templateId ? subscriberDeploymentId(req.templateId) : flowSubscriberDeploymentId(req.flowId);
+      const labels = { ...base, [Labels.event]: req.event.name, [Labels.kind]: 'subscriber', ...(req.event.filter ? { [Labels.eventFilter]: req.event.filter } : {}) };
+      const problems = labelProblems(labels);
+      if (problems.length) reason = `the event source cannot be subscribed: ${problems.map((p) => `${p.field}: ${p.problem}`).join('; ')}`;
+      else if (!(await ours(id))) reason = `deployment id ${id} is taken by another deployment`;
+      else return { id, kind: 'subscriber', labels };
+    }
+    const id = invokeDeploymentId(req.flowId);
+    if (!(await ours(id))) return undefined;
+    return { id, kind: 'invoke', labels: { ...base, [Labels.kind]: 'invoke' }, reason };
+  }
+
+  /**
+   * Deployments a draft absorbs: the auto-managed deployment of each flow it names. Any other
+   * deployment naming one of its flows is a 409 naming that deployment.
+   */
+  private async absorbed(d: Deployment): Promise<Deployment[]> {
+    const flows = flowsOf(d);
+    const out = new Map<string, Deployment>();
+    for (const flowId of flows) {
+      const holderId = await this.repo.flowClaimOf(flowId);
+      if (!holderId || holderId === d.id || out.has(holderId)) continue;
+      const holder = await this.repo.get(holderId);
+      if (!holder) continue;
+      if (!holder.managedFor || !flows.includes(holder.managedFor)) throw flowConflict(flowId, holder);
+      out.set(holder.id, holder);
+    }
+    return [...out.values()];
+  }
+
+  /** The service owning a route's path (a route deployment could never be reached there), or undefined. */
+  private async ownerOf(route: RouteSpec): Promise<string | undefined> {
+    const reserved = reservedApiPathOwner(route.path);
+    if (reserved) return reserved;
+    const owned = await this.flows.ownedRoutes();
+    return owned.some((o) => overlaps(route, o)) ? 'flow-runtime' : undefined;
+  }
+
+  /**
    * What enabled deployments add to the gateway's descriptions (rule 14, issue 6 item 12): routes
    * of route deployments (OpenAPI paths), events of subscriber deployments (AsyncAPI channels), and
    * the packet schemas their stable flows declare. Disabled deployments contribute nothing.
@@ -254,6 +430,7 @@ export class DeploymentsService {
       for (const r of c.routes) out.routes.push({ ...r, deploymentId: d.id, deploymentName: d.name, auth: d.auth ?? DEFAULT_AUTH });
       for (const e of c.events) out.events.push({ ...e, deploymentId: d.id });
       // A packet belongs to the description its deployment contributes to: routes to OpenAPI, events to AsyncAPI.
+      if (d.kind === 'invoke') return; // binds nothing, so describes nothing
       const into = d.kind === 'subscriber' ? out.eventPackets : out.packets;
       for (const p of c.packets) into[p.name] ??= (doc?.meta?.packets?.[p.name] as Record<string, unknown>) ?? {};
     });
@@ -284,41 +461,56 @@ export class DeploymentsService {
       const label = d.labels[Labels.route];
       let route: RouteSpec | undefined;
       if (label !== undefined) {
-        route = parseRouteLabel(label);
-        const problem = route ? routeProblem(route) : 'expected "<METHOD> <path>", for example "POST /orders/{id}"';
-        if (problem) throw invalidDeployment([{ field: `labels.${Labels.route}`, problem }]);
+        // Checked by labelProblems before any flow was read.
+        route = parseRouteLabel(label)!;
       } else {
         route = metaRouteOf(stableDoc?.document);
         if (!route) throw invalidDeployment([{ field: `labels.${Labels.route}`, problem: 'a route deployment needs an x-route label or a stable flow whose published version declares meta.route' }]);
         const problem = routeProblem(route);
         if (problem) throw invalidDeployment([{ field: 'variants', problem: `the stable flow's meta.route is invalid: ${problem}` }]);
       }
+      const owner = await this.ownerOf(route);
+      if (owner) throw routeOwned(route, owner);
       return { ...d, route };
     }
+    if (d.kind === 'invoke') return { ...d, route: undefined };
     if (!subscribedEventOf(d.labels, stableDoc?.document)) {
       throw invalidDeployment([{ field: `labels.${Labels.event}`, problem: 'a subscriber deployment needs an x-event label or a stable flow starting with svc/event-source' }]);
     }
     return { ...d, route: undefined };
   }
 
-  /** One transaction: the write, the route claim (rule 15), and the `deployments.changed` event. */
-  private async write(d: Deployment, action: DeploymentChangeAction, changed: string[] | undefined, persist: (s: StoreSession) => Promise<void>, previous?: Deployment): Promise<void> {
+  /**
+   * One transaction: the absorbed deployments deleted, the write, the route claim (rule 15), the
+   * flow claims (rule 5), and the `deployments.changed` events.
+   */
+  private async write(d: Deployment, action: DeploymentChangeAction, changed: string[] | undefined, persist: (s: StoreSession) => Promise<void>, previous?: Deployment, absorbed: Deployment[] = []): Promise<void> {
     const moved = !previous || (previous.route ? routeKey(previous.route) : '') !== (d.route ? routeKey(d.route) : '');
+    const flows = flowsOf(d);
+    const reflowed = !previous || JSON.stringify(flowsOf(previous)) !== JSON.stringify(flows);
     try {
       await this.outbox.withTransaction(async (session) => {
+        for (const a of absorbed) await this.remove(a, session);
         await persist(session);
         if (moved) {
           if (previous) await this.repo.releaseClaims(d.id, session);
           if (d.route) await this.repo.claim(d.route, d.id, session);
         }
+        if (reflowed) {
+          if (previous) await this.repo.releaseFlowClaims(d.id, session);
+          await this.repo.claimFlows(flows, d.id, session);
+        }
         await this.announce(session, d, action, changed);
       });
     } catch (e) {
-      if (e instanceof DuplicateKeyError && d.route) {
-        await this.checkRoute(d.route, d.id);
+      if (e instanceof DuplicateKeyError) {
+        // Someone claimed the route or one of the flows between our check and the write.
+        if (d.route) await this.checkRoute(d.route, d.id);
+        await this.absorbed(d);
       }
       throw e;
     }
+    for (const a of absorbed) this.selectors.delete(a.id);
   }
 
   private async announce(session: StoreSession, d: Deployment, action: DeploymentChangeAction, changed?: string[]): Promise<void> {
@@ -381,4 +573,18 @@ function checked(d: Deployment): Deployment {
   if (d.auth?.mode === 'perms' && !d.auth.perms?.length) problems.push({ field: 'auth.perms', problem: 'mode perms needs at least one permission' });
   if (problems.length) throw invalidDeployment(problems);
   return d;
+}
+
+/**
+ * Whether a deployment's route and a route flow-runtime answers itself can match one request: same
+ * method (or the owner answers every method), same number of segments, and each pair of segments
+ * equal or one of them a parameter.
+ */
+export function overlaps(route: RouteSpec, owned: OwnedRoute): boolean {
+  if (owned.method !== 'ALL' && owned.method.toUpperCase() !== route.method.toUpperCase()) return false;
+  const a = route.path.split('/').filter((s) => s !== '');
+  const b = owned.path.split('/').filter((s) => s !== '');
+  if (a.length !== b.length) return false;
+  const param = (s: string) => s.startsWith('{') || s.startsWith(':');
+  return a.every((s, i) => param(s) || param(b[i]) || s === b[i]);
 }

@@ -1,25 +1,8 @@
+import { API_PREFIX_OWNERS } from '@flowplane/contracts';
 import type { UpstreamService } from './gateway.env';
 
-/** Path prefixes under /api/v1 and the service that owns them (ARCHITECTURE §1). Longest prefix wins. */
-export const ROUTE_TABLE: ReadonlyArray<readonly [string, UpstreamService]> = [
-  ['/flows', 'flow-runtime'],
-  ['/runs', 'flow-runtime'],
-  ['/admin/llm', 'flow-runtime'],
-  ['/deployments', 'deployments'],
-  ['/admin/profiles', 'profiles'],
-  ['/settings', 'profiles'],
-  ['/admin/settings', 'profiles'],
-  ['/assistant', 'assistant'],
-  ['/admin/assistant', 'assistant'],
-  ['/i18n', 'i18n'],
-  ['/admin/i18n', 'i18n'],
-  ['/pages', 'i18n'],
-  ['/fragments', 'i18n'],
-  ['/admin/content', 'i18n'],
-  ['/admin/ai', 'i18n'],
-  ['/search', 'search'],
-  ['/admin/search', 'search'],
-];
+/** Path prefixes under /api/v1 and the service that owns them (ARCHITECTURE §1; one table in contracts, which the deployments service also reads). Longest prefix wins. */
+export const ROUTE_TABLE: ReadonlyArray<readonly [string, UpstreamService]> = API_PREFIX_OWNERS;
 
 const SORTED = [...ROUTE_TABLE].sort((a, b) => b[0].length - a[0].length);
 

@@ -16,6 +16,11 @@ export interface DeploymentRecord {
   route?: RouteSpec;
   auth?: { mode: DeploymentAuthMode; perms?: string[] };
   revision: number;
+  /**
+   * Set on a deployment that publish or template activation manages for this flow: another
+   * deployment naming the flow absorbs it (deletes it and takes the flow).
+   */
+  managedFor?: string;
 }
 
 /**

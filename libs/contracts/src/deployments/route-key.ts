@@ -16,7 +16,8 @@ export interface RouteSpec {
 }
 
 const PARAM = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
-const LITERAL = /^[A-Za-z0-9._~!$&'()*+,;=:@-]+$/;
+// No `*`: a router reads it as a wildcard.
+const LITERAL = /^[A-Za-z0-9._~!$&'()+,;=:@-]+$/;
 
 /** Why a route is not acceptable, or undefined when it is. */
 export function routeProblem(route: RouteSpec): string | undefined {
@@ -78,6 +79,16 @@ export function routeDeploymentId(route: RouteSpec): string {
   const r = normalizeRoute(route);
   const slug = slugify(r.path);
   return `route-${r.method.toLowerCase()}${slug ? `-${slug}` : ''}`;
+}
+
+/** Id of the auto-managed deployment of a published flow that is neither a route nor an event source. */
+export function invokeDeploymentId(flowId: string): string {
+  return `flow-${flowId}`;
+}
+
+/** Id of the auto-managed subscriber deployment of a flow that came from no template. */
+export function flowSubscriberDeploymentId(flowId: string): string {
+  return `subscriber-${flowId}`;
 }
 
 /** Id of the auto-managed deployment of a subscriber template: `/` to `-` (`i18n/translate` gives `subscriber-i18n-translate`). */

@@ -13,8 +13,12 @@ import {
 } from 'class-validator';
 import { IsStringRecord } from './event-validators';
 
-/** Kinds of deployment (assistant-deployments-profiles.md, Deployment). */
-export const DEPLOYMENT_KINDS = ['route', 'subscriber'] as const;
+/**
+ * Kinds of deployment (assistant-deployments-profiles.md, Deployment): `route` binds an HTTP route,
+ * `subscriber` a bus channel; `invoke` binds nothing (a published flow run on demand: its variant is
+ * chosen through `/deployments/{id}/select` and run through the runs API).
+ */
+export const DEPLOYMENT_KINDS = ['route', 'subscriber', 'invoke'] as const;
 /** A deployment kind. */
 export type DeploymentKind = (typeof DEPLOYMENT_KINDS)[number];
 /** What happened to a deployment. */

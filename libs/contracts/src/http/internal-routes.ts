@@ -81,6 +81,7 @@ export const INTERNAL_ROUTES: readonly InternalRoute[] = Object.freeze([
   { service: 'flow-runtime', method: 'GET', path: '/internal/options/:source', perm: INTERNAL_PERMS.optionsRead },
   { service: 'flow-runtime', method: 'POST', path: '/internal/flows/documents', perm: INTERNAL_PERMS.flowsRead },
   { service: 'flow-runtime', method: 'POST', path: '/internal/flows/from-template', perm: INTERNAL_PERMS.flowsCreate },
+  { service: 'flow-runtime', method: 'GET', path: '/internal/flows/api-routes', perm: INTERNAL_PERMS.flowsRead },
   { service: 'flow-runtime', method: 'PUT', path: '/internal/flows/:id', perm: INTERNAL_PERMS.flowsSeed },
   { service: 'flow-runtime', method: 'POST', path: '/internal/schedules/seed', perm: INTERNAL_PERMS.schedulesSeed },
   { service: 'flow-runtime', method: 'PUT', path: '/internal/templates/providers/:source', perm: INTERNAL_PERMS.templatesRegister },
@@ -94,6 +95,7 @@ export const INTERNAL_ROUTES: readonly InternalRoute[] = Object.freeze([
   { service: 'deployments', method: 'POST', path: '/internal/deployments/route-check', perm: INTERNAL_PERMS.deploymentsRead },
   { service: 'deployments', method: 'POST', path: '/internal/deployments/:id/select', perm: INTERNAL_PERMS.deploymentsSelect },
   { service: 'deployments', method: 'PUT', path: '/internal/deployments/:id', perm: INTERNAL_PERMS.deploymentsWrite },
+  { service: 'deployments', method: 'PUT', path: '/internal/deployments/flows/:flowId', perm: INTERNAL_PERMS.deploymentsWrite },
 
   { service: 'search', method: 'PUT', path: '/internal/search/owners/:module', perm: INTERNAL_PERMS.searchOwners },
   { service: 'search', method: 'DELETE', path: '/internal/search/owners/:module', perm: INTERNAL_PERMS.searchOwners },

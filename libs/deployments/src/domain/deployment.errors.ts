@@ -22,3 +22,23 @@ export function routeConflict(route: RouteSpec, owner: { id: string; name: strin
 export function deploymentNotFound(id: string): DomainException {
   return new DomainException('DEPLOYMENT_NOT_FOUND', 404, `no deployment ${id}`);
 }
+
+/** 409: a flow belongs to one deployment (rule 5); the body names the deployment that has it, like the route conflict. */
+export function flowConflict(flowId: string, owner: { id: string; name: string }): DomainException {
+  return new DomainException('FLOW_CONFLICT', 409, `flow ${flowId} belongs to deployment ${owner.id}`, {
+    detail: `flow ${flowId} is already named by deployment "${owner.name}" (${owner.id}); a flow belongs to at most one deployment (remove it there first)`,
+    conflicting_deployment_id: owner.id,
+    conflicting_deployment_name: owner.name,
+    flowId,
+  });
+}
+
+/** 409: the route is a path a service answers itself, so a deployment on it could never be reached. */
+export function routeOwned(route: RouteSpec, owner: string): DomainException {
+  return new DomainException('ROUTE_OWNED', 409, `route ${route.method} ${route.path} belongs to the ${owner} service`, {
+    detail: `${route.method} ${route.path} is answered by the ${owner} service itself; a route deployment may not claim it`,
+    owner,
+    method: route.method,
+    path: route.path,
+  });
+}

@@ -72,7 +72,7 @@ export class CreateDeploymentDto {
   @MaxLength(200)
   name!: string;
 
-  @ApiProperty({ enum: DEPLOYMENT_KINDS })
+  @ApiProperty({ enum: DEPLOYMENT_KINDS, description: 'route: an HTTP route; subscriber: a bus channel; invoke: no binding (variants chosen through /select, run through the runs API).' })
   @IsIn(DEPLOYMENT_KINDS)
   kind!: DeploymentKind;
 
@@ -225,6 +225,8 @@ export class DeploymentView {
   @ApiProperty({ type: [VariantDto] }) variants!: VariantDto[];
   @ApiPropertyOptional({ type: RouteView }) route?: RouteView;
   @ApiPropertyOptional({ type: RouteAuthDto }) auth?: RouteAuthDto;
+  @ApiPropertyOptional({ description: 'Read-only: the flow this deployment is auto-managed for (publish or template activation made it); another deployment naming that flow absorbs it.' })
+  managedFor?: string;
   @ApiPropertyOptional({ type: ContributesView, description: 'Read-only, computed from the stable variant flow.' }) contributes?: ContributesView;
   @ApiPropertyOptional({ description: 'Why contributes is missing or partial.' }) contributesError?: string;
   @ApiProperty() revision!: number;

@@ -19,6 +19,7 @@ export function deploymentView(r: DeploymentRead): DeploymentView {
     variants: d.variants,
     route: d.route,
     auth: d.auth,
+    managedFor: d.managedFor,
     contributes: r.contributes,
     contributesError: r.contributesError,
     revision: d.revision,
@@ -53,9 +54,13 @@ export class DeploymentsController {
 
   @Post()
   @AdminRoute()
-  @ApiOperation({ summary: 'Create; 409 when a variant claims a route another deployment owns' })
+  @ApiOperation({
+    summary: 'Create; 409 when it claims a route or a flow another deployment has',
+    description:
+      'A flow belongs to one deployment: naming a flow another deployment names is a 409 (`FLOW_CONFLICT`, with `conflicting_deployment_id`), except that the flow\'s auto-managed deployment (`managedFor`) is absorbed: deleted, its route released. A route on a path a service answers itself is a 409 (`ROUTE_OWNED`, with `owner`). Labels are checked first (400).',
+  })
   @ApiCreatedResponse({ type: DeploymentView })
-  @ApiConflictResponse({ description: 'Duplicate id, or the route conflict body {detail, conflicting_deployment_id, conflicting_deployment_name, method, path}' })
+  @ApiConflictResponse({ description: 'Duplicate id; the route conflict body {detail, conflicting_deployment_id, conflicting_deployment_name, method, path}; the flow conflict body {detail, conflicting_deployment_id, conflicting_deployment_name, flowId}; or an owned route {detail, owner, method, path}' })
   async create(@Body() dto: CreateDeploymentDto, @CurrentPrincipal() who: Principal): Promise<DeploymentView> {
     const d = await this.deployments.create(dto, { sub: who.sub });
     return deploymentView(await this.deployments.get(d.id));
@@ -63,9 +68,9 @@ export class DeploymentsController {
 
   @Patch(':id')
   @AdminRoute()
-  @ApiOperation({ summary: 'Patch any field; variants and labels re-check the route; disabled re-syncs bindings at once' })
+  @ApiOperation({ summary: 'Patch any field; variants and labels re-check the route and the flows (absorbing auto-managed deployments); disabled re-syncs bindings at once' })
   @ApiOkResponse({ type: DeploymentView })
-  @ApiConflictResponse()
+  @ApiConflictResponse({ description: 'The route or a flow belongs to another deployment, or the route to a service (same bodies as create)' })
   async patch(@Param('id') id: string, @Body() dto: PatchDeploymentDto, @CurrentPrincipal() who: Principal): Promise<DeploymentView> {
     await this.deployments.patch(id, dto, { sub: who.sub });
     return deploymentView(await this.deployments.get(id));

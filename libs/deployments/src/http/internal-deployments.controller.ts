@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { IsBoolean, IsIn, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { DEPLOYMENT_KINDS, type DeploymentKind, INTERNAL_PERMS, IsStringRecord, normalizeRoute, routeProblem } from '@flowplane/contracts';
 import { CurrentPrincipal, Internal, type Principal } from '@flowplane/platform/auth';
 import type { Deployment } from '../domain/deployment';
@@ -37,6 +37,54 @@ export class EnsureDeploymentDto {
   @ValidateNested()
   @Type(() => StableRefDto)
   stable!: StableRefDto;
+}
+
+class FlowRouteDto {
+  @IsString()
+  method!: string;
+
+  @IsString()
+  path!: string;
+}
+
+class FlowEventDto {
+  @IsString()
+  @IsNotEmpty()
+  name!: string;
+
+  @IsOptional()
+  @IsString()
+  filter?: string;
+}
+
+/** Body of PUT /internal/deployments/flows/{flowId}: what the published version of a flow asks for. */
+export class FlowDeploymentDto {
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  name!: string;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => FlowRouteDto)
+  route?: FlowRouteDto;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => FlowEventDto)
+  event?: FlowEventDto;
+
+  @IsOptional()
+  @IsString()
+  templateId?: string;
+
+  @IsOptional()
+  @IsString()
+  source?: string;
+
+  @IsOptional()
+  @IsBoolean()
+  activation?: boolean;
 }
 
 /** Body of POST /internal/deployments/route-check. */
@@ -84,6 +132,16 @@ export class InternalDeploymentsController {
     return { deploymentId: s.deployment.id, variant: s.variant, sticky: s.sticky };
   }
 
+  /** The deployment of a published flow (rule 5): kept, created, patched in place or replaced. */
+  @Put('flows/:flowId')
+  @HttpCode(200)
+  @Internal(INTERNAL_PERMS.deploymentsWrite)
+  async ensureForFlow(@Param('flowId') flowId: string, @Body() dto: FlowDeploymentDto, @CurrentPrincipal() who: Principal) {
+    const r = await this.deployments.ensureForFlow({ flowId, ...dto }, { sub: who.sub });
+    return { created: r.created, reason: r.reason, deployment: r.deployment ? deploymentView({ deployment: r.deployment }) : undefined };
+  }
+
+  /** A deployment a module owns (not auto-managed): created, or its stable variant patched in place. */
   @Put(':id')
   @HttpCode(200)
   @Internal(INTERNAL_PERMS.deploymentsWrite)

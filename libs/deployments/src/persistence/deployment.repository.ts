@@ -1,7 +1,7 @@
-import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { routeKey, type RouteSpec } from '@flowplane/contracts';
 import { STORE } from '@flowplane/platform/service';
-import type { Collection, Store, StoreDocument, StoreSession } from '@flowplane/platform/store';
+import { type Collection, DuplicateKeyError, type Store, type StoreDocument, type StoreSession } from '@flowplane/platform/store';
 import type { Deployment } from '../domain/deployment';
 
 interface DeploymentDoc extends StoreDocument, Omit<Deployment, 'id'> {}
@@ -13,21 +13,52 @@ interface RouteClaimDoc extends StoreDocument {
   path: string;
 }
 
+/** One flow named by a deployment: `_id` is the flow id, so the store's unique id keeps a flow in one deployment. */
+interface FlowClaimDoc extends StoreDocument {
+  deploymentId: string;
+}
+
 const toDeployment = ({ _id, ...rest }: DeploymentDoc): Deployment => ({ id: _id, ...rest, labels: rest.labels ?? {}, variants: rest.variants ?? [] });
 
-/** Deployments and the route claims that keep (method, path) unique across them. */
+/** Deployments, the route claims that keep (method, path) unique across them, and the flow claims that keep a flow in one. */
 @Injectable()
 export class DeploymentRepository implements OnModuleInit {
+  private readonly log = new Logger('DeploymentRepository');
   private readonly deployments: Collection<DeploymentDoc>;
   private readonly claims: Collection<RouteClaimDoc>;
+  private readonly flowClaims: Collection<FlowClaimDoc>;
 
   constructor(@Inject(STORE) store: Store) {
     this.deployments = store.collection<DeploymentDoc>('deployments');
     this.claims = store.collection<RouteClaimDoc>('route_claims');
+    this.flowClaims = store.collection<FlowClaimDoc>('flow_claims');
   }
 
   async onModuleInit(): Promise<void> {
     await this.claims.createIndex({ keys: { deploymentId: 1 }, name: 'deployment' });
+    await this.flowClaims.createIndex({ keys: { deploymentId: 1 }, name: 'deployment' });
+    await this.backfillFlowClaims();
+  }
+
+  /**
+   * Deployments stored before flow claims existed get theirs; a flow already named by an earlier
+   * deployment (by id) stays with it, and the overlap is logged for an operator to resolve.
+   */
+  private async backfillFlowClaims(): Promise<void> {
+    for (const d of await this.list()) {
+      for (const flowId of flowsOf(d)) {
+        const held = await this.flowClaims.findOne({ _id: flowId });
+        if (held) {
+          if (held.deploymentId !== d.id) this.log.warn(`flow ${flowId} is named by deployments ${held.deploymentId} and ${d.id}; a flow belongs to one deployment`);
+          continue;
+        }
+        try {
+          await this.flowClaims.insertOne({ _id: flowId, deploymentId: d.id });
+        } catch (e) {
+          if (!(e instanceof DuplicateKeyError)) throw e;
+        }
+      }
+    }
   }
 
   async list(): Promise<Deployment[]> {
@@ -69,6 +100,25 @@ export class DeploymentRepository implements OnModuleInit {
   async releaseClaims(deploymentId: string, session: StoreSession): Promise<void> {
     await this.claims.deleteMany({ deploymentId }, { session });
   }
+
+  /** The deployment naming a flow, if any. */
+  async flowClaimOf(flowId: string, session?: StoreSession): Promise<string | undefined> {
+    return (await this.flowClaims.findOne({ _id: flowId }, { session }))?.deploymentId;
+  }
+
+  /** Claims the flows of a deployment; DuplicateKeyError when another deployment names one. */
+  async claimFlows(flowIds: readonly string[], deploymentId: string, session: StoreSession): Promise<void> {
+    for (const flowId of flowIds) await this.flowClaims.insertOne({ _id: flowId, deploymentId }, { session });
+  }
+
+  async releaseFlowClaims(deploymentId: string, session: StoreSession): Promise<void> {
+    await this.flowClaims.deleteMany({ deploymentId }, { session });
+  }
+}
+
+/** The distinct flows a deployment's variants name. */
+export function flowsOf(d: Pick<Deployment, 'variants'>): string[] {
+  return [...new Set(d.variants.map((v) => v.flowId))];
 }
 
 function stripUndefined<T extends object>(o: T): T {

@@ -13,10 +13,31 @@ export interface FlowDocumentRef {
   document?: FlowDocumentLike;
 }
 
+/** A route flow-runtime's own controllers answer under /api/v1 (parameters as `{name}`; method `ALL` for every method). */
+export interface OwnedRoute {
+  method: string;
+  path: string;
+}
+
 /** The calls the deployments service makes to flow-runtime (internal routes, service token). */
 @Injectable()
 export class FlowRuntimeClient {
+  /** flow-runtime's own routes change only with its code: read once per process (again after a failure). */
+  private owned?: Promise<OwnedRoute[]>;
+
   constructor(private readonly clients: ServiceClients) {}
+
+  /** The routes flow-runtime's controllers answer themselves, which a route deployment may not claim. */
+  ownedRoutes(): Promise<OwnedRoute[]> {
+    this.owned ??= this.call(() => this.client.get<{ routes: OwnedRoute[] }>('/internal/flows/api-routes')).then(
+      (r) => r.routes,
+      (e) => {
+        this.owned = undefined;
+        throw e;
+      },
+    );
+    return this.owned;
+  }
 
   private get client() {
     return this.clients.for('flow-runtime', { timeoutMs: 5000 });

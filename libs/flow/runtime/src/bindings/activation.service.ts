@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { normalizeRoute, routeDeploymentId, routeLabel, type RouteSpec, ServiceCallError, ServiceUnavailableError, slugify, subscriberDeploymentId } from '@flowplane/contracts';
+import { normalizeRoute, routeDeploymentId, type RouteSpec, slugify } from '@flowplane/contracts';
 import { DomainException } from '@flowplane/platform/http';
-import { eventSourceOf } from '../event-sources/event-sources.service';
 import { type Flow, stableVersionOf } from '../flows/flow.entities';
 import { type Actor, FlowsService } from '../flows/flows.service';
 import type { FlowTemplate } from '../templates/flow-template';
 import { TemplateRegistry } from '../templates/template.registry';
 import { DeploymentsClient } from './deployments.client';
+import { FlowDeployments } from './flow-deployments.service';
 
 /** Answer of POST /flows/templates/activate (spec: "Flow routes used to switch flows"). */
 export interface ActivationResult {
@@ -37,6 +37,7 @@ export class ActivationService {
     private readonly templates: TemplateRegistry,
     private readonly flows: FlowsService,
     private readonly deployments: DeploymentsClient,
+    private readonly flowDeployments: FlowDeployments,
   ) {}
 
   async activate(templateId: string, actor: Actor): Promise<ActivationResult> {
@@ -54,11 +55,11 @@ export class ActivationService {
     }
     for (const t of [template, ...dependencies]) {
       const r = routeOf(t);
-      if (r) await this.call(() => this.deployments.checkRoute(r, routeDeploymentId(r)));
+      if (r) await this.flowDeployments.call(() => this.deployments.checkRoute(r, routeDeploymentId(r)));
     }
     const flow = await this.flowOf(template, actor);
     await this.publishTemplate(flow, template, actor, true);
-    await this.ensureDeployment(flow, template);
+    await this.ensureDeployment(flow);
     const publishedWith: string[] = [];
     for (const dependency of dependencies) if (await this.ensurePublished(dependency, actor)) publishedWith.push(dependency.id);
     return { flow_id: flow.id, template_id: template.id, ...(route ? { method: route.method, path: route.path } : {}), published_with: publishedWith };
@@ -68,11 +69,11 @@ export class ActivationService {
   private async ensurePublished(template: FlowTemplate, actor: Actor): Promise<boolean> {
     const flow = await this.flowOf(template, actor);
     if (flow.published) {
-      await this.ensureDeployment(flow, template);
+      await this.ensureDeployment(flow);
       return false;
     }
     await this.publishTemplate(flow, template, actor, false);
-    await this.ensureDeployment(flow, template);
+    await this.ensureDeployment(flow);
     return true;
   }
 
@@ -104,42 +105,13 @@ export class ActivationService {
     await this.flows.publish(flow.id, { versionId: version.versionId }, actor);
   }
 
-  private async ensureDeployment(flow: Flow, template: FlowTemplate): Promise<void> {
-    const route = routeOf(template);
-    const base = { 'x-source': template.source, 'x-template-id': template.id };
-    if (route) {
-      await this.call(() => this.deployments.ensure(routeDeploymentId(route), { name: template.name, kind: 'route', labels: { ...base, 'x-route': routeLabel(route) }, stable: { flowId: flow.id } }));
-      return;
-    }
-    const source = eventSourceOf({ flowId: flow.id, document: template.document } as Parameters<typeof eventSourceOf>[0]);
-    if (!source) return; // neither HTTP nor event: runs on demand, no deployment
-    const filter = template.document.nodes.find((n) => n.action_ref === 'svc/event-source')?.config?.eventFilter;
-    await this.call(() =>
-      this.deployments.ensure(subscriberDeploymentId(template.id), {
-        name: template.name,
-        kind: 'subscriber',
-        labels: { ...base, 'x-event': source.topic, 'x-kind': 'subscriber', ...(typeof filter === 'string' && filter ? { 'x-event-filter': filter } : {}) },
-        stable: { flowId: flow.id },
-      }),
-    );
-  }
-
-  /** Deployments errors as this service's: 409 keeps the spec body, unreachable is 503. */
-  private async call<T>(fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (e) {
-      if (e instanceof ServiceUnavailableError) throw new DomainException('DEPLOYMENTS_UNAVAILABLE', 503, 'the deployments service is unavailable; try again');
-      if (e instanceof ServiceCallError && e.status !== undefined && e.status < 500) {
-        const body = (e.body ?? {}) as Record<string, unknown>;
-        const { statusCode: _s, error: _e, message, ...rest } = body;
-        void _s;
-        void _e;
-        throw new DomainException(typeof body.code === 'string' ? body.code : 'DEPLOYMENT_REFUSED', e.status, typeof message === 'string' ? message : e.message, rest);
-      }
-      if (e instanceof ServiceCallError) throw new DomainException('DEPLOYMENTS_UNAVAILABLE', 503, 'the deployments service failed; try again');
-      throw e;
-    }
+  /**
+   * The flow's deployment as its template asks (the publish made it already unless the flow was
+   * published before): the route deployment takes the route over from another flow's auto-managed
+   * one (rule 15 exempts the auto-managed id); errors reach the caller.
+   */
+  private async ensureDeployment(flow: Flow): Promise<void> {
+    await this.flowDeployments.ensure(flow.id, { activation: true });
   }
 }
 

@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
@@ -9,6 +9,7 @@ import { DomainException } from '@flowplane/platform/http';
 import { stableVersionOf } from '../flows/flow.entities';
 import { FlowsService } from '../flows/flows.service';
 import { TemplateRegistry } from '../templates/template.registry';
+import { type ApiRoute, ApiRoutes } from './api-routes';
 
 export class FlowRefDto {
   @IsString()
@@ -62,7 +63,15 @@ export class FlowDocumentsController {
   constructor(
     private readonly flows: FlowsService,
     private readonly templates: TemplateRegistry,
+    private readonly apiRoutes: ApiRoutes,
   ) {}
+
+  /** The routes this service's controllers answer under /api/v1, which no route deployment may claim. */
+  @Get('api-routes')
+  @Internal(INTERNAL_PERMS.flowsRead)
+  routes(): { routes: ApiRoute[] } {
+    return { routes: this.apiRoutes.list() };
+  }
 
   @Post('documents')
   @HttpCode(200)

@@ -1,8 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { RouteMatcher, stableVariantOf, stickyValueOf, VariantSelector } from '@flowplane/contracts';
+import createRouter from 'find-my-way';
+import { type RouteSpec, stableVariantOf, stickyValueOf, VariantSelector } from '@flowplane/contracts';
 import type { Principal } from '@flowplane/platform/auth';
-import { DomainException } from '@flowplane/platform/http';
+import { DomainException, errorBody } from '@flowplane/platform/http';
 import { SERVICE_CONFIG, type ServiceConfig } from '@flowplane/platform/service';
 import type { FlowRuntimeEnv } from '../flow-runtime.env';
 import { FlowsService } from '../flows/flows.service';
@@ -14,8 +15,36 @@ import { stableVersionOf } from '../flows/flow.entities';
 /** A route deployment ready to dispatch. */
 interface BoundRoute {
   deployment: BoundDeployment;
-  matcher: RouteMatcher;
   selector: VariantSelector<BoundDeployment['variants'][number]>;
+}
+
+type Router = ReturnType<typeof createRouter>;
+type RouterMethod = Parameters<Router['find']>[0];
+
+/** Longest path parameter the dispatcher matches (find-my-way's default of 100 is short for ids that carry a slash). */
+const MAX_PARAM_LENGTH = 2000;
+
+/**
+ * Route deployments in find-my-way's radix tree, so a request goes to the most specific route
+ * whatever the order they were created in: a static segment beats a parameter (`/orders/special`
+ * before `/orders/{id}`), as in every HTTP router. Trailing and repeated slashes are ignored, like
+ * the route keys that make routes unique.
+ */
+export function buildRouter(routes: Array<{ route: RouteSpec; store: BoundRoute }>): Router {
+  const router = createRouter({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: MAX_PARAM_LENGTH });
+  for (const { route, store } of routes) {
+    // `{name}` parameters become `:name`; a `:` inside a literal segment is escaped as `::`.
+    const path = route.path
+      .split('/')
+      .map((s) => (/^\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(s) ? `:${s.slice(1, -1)}` : s.replace(/:/g, '::')))
+      .join('/');
+    try {
+      router.on(route.method.toUpperCase() as RouterMethod, path || '/', () => undefined, store);
+    } catch {
+      // Same route under another parameter name: unique route claims prevent it; keep the first.
+    }
+  }
+  return router;
 }
 
 /** What the dispatcher answers. */
@@ -56,6 +85,7 @@ const SAFE_HEADERS = ['accept', 'accept-language', 'content-type', 'user-agent',
 export class RouteDispatcher {
   private readonly log = new Logger('RouteDispatcher');
   private routes: BoundRoute[] = [];
+  private router: Router = buildRouter([]);
   private readonly successStatus = new Map<string, number>();
   private readonly timeoutMs: number;
 
@@ -71,27 +101,23 @@ export class RouteDispatcher {
 
   /** Enabled route deployments currently bound. */
   bound(): Array<{ id: string; method: string; path: string }> {
-    return this.routes.map((r) => ({ id: r.deployment.id, method: r.matcher.method, path: r.deployment.route!.path }));
+    return this.routes.map((r) => ({ id: r.deployment.id, method: r.deployment.route!.method.toUpperCase(), path: r.deployment.route!.path }));
   }
 
   private rebuild(): void {
+    // Ordered by id so that a clash (which route claims prevent) resolves the same on every replica.
     this.routes = this.table
       .all()
       .filter((d) => d.kind === 'route' && !d.disabled && d.route)
-      .map((d) => ({ deployment: d, matcher: new RouteMatcher(d.route!), selector: new VariantSelector(d.variants) }));
+      .sort((a, b) => a.id.localeCompare(b.id))
+      .map((d) => ({ deployment: d, selector: new VariantSelector(d.variants) }));
+    this.router = buildRouter(this.routes.map((r) => ({ route: r.deployment.route!, store: r })));
   }
 
   async dispatch(req: DispatchRequest): Promise<DispatchResult> {
     const method = req.method.toUpperCase();
-    let hit: { route: BoundRoute; params: Record<string, string> } | undefined;
-    for (const route of this.routes) {
-      if (route.matcher.method !== method) continue;
-      const params = route.matcher.match(req.path);
-      if (params) {
-        hit = { route, params };
-        break;
-      }
-    }
+    const found = this.router.find(method as RouterMethod, req.path);
+    const hit = found ? { route: found.store as BoundRoute, params: { ...found.params } as Record<string, string> } : undefined;
     if (!hit) throw new DomainException('ROUTE_NOT_FOUND', 404, `no route ${method} ${req.path}`);
     const d = hit.route.deployment;
     authorise(d, req);
@@ -118,16 +144,18 @@ export class RouteDispatcher {
     const base = { runId: started.runId, deploymentId: d.id, variant: variant.label };
     if (outcome === 'timeout') {
       await this.runs.cancel(started.runId).catch(() => undefined);
-      return { ...base, status: 504, body: { statusCode: 504, error: 'Gateway Timeout', message: `the flow did not answer within ${this.timeoutMs} ms`, runId: started.runId } };
+      const errorId = randomUUID();
+      this.log.warn({ errorId, runId: started.runId, deploymentId: d.id }, `dispatched run timed out after ${this.timeoutMs} ms`);
+      return { ...base, status: 504, body: errorBody(504, `the flow did not answer within ${this.timeoutMs} ms`, { code: 'FLOW_TIMEOUT', runId: started.runId, errorId }) };
     }
     if (outcome.status === 'completed') return { ...base, status: await this.successStatusOf(d, started.versionId), body: outcome.output ?? null };
     if (outcome.status === 'rejected') {
       const message = outcome.reason ?? messageOf(outcome.output) ?? 'the flow rejected the request';
-      return { ...base, status: 422, body: { statusCode: 422, error: 'Unprocessable Entity', message, runId: started.runId } };
+      return { ...base, status: 422, body: errorBody(422, message, { code: 'FLOW_REJECTED', runId: started.runId }) };
     }
     const errorId = randomUUID();
     this.log.error({ errorId, runId: started.runId, deploymentId: d.id, error: outcome.error }, `dispatched run ${outcome.status}`);
-    return { ...base, status: 500, body: { statusCode: 500, error: 'Internal Server Error', message: 'the flow failed', errorId, runId: started.runId } };
+    return { ...base, status: 500, body: errorBody(500, 'the flow failed', { code: 'FLOW_FAILED', errorId, runId: started.runId }) };
   }
 
   /** `meta.route.success_status` of the stable flow's published version (default 200); versions are immutable, so cached. */

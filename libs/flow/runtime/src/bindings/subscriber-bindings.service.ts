@@ -49,6 +49,7 @@ export class SubscriberBindings implements OnApplicationBootstrap, BeforeApplica
       // A disabled deployment still owns its flows: they stay unsubscribed (rule 14).
       manages: (flowId) => this.table.subscribersOf(flowId).length > 0,
       states: async (flowId) => this.statesOf(flowId),
+      published: (flowId) => this.reconcile(new Set(this.table.subscribersOf(flowId).map((d) => d.id))),
     });
   }
 
@@ -144,7 +145,9 @@ export class SubscriberBindings implements OnApplicationBootstrap, BeforeApplica
     try {
       const flow = await this.flows.get(stable.flowId);
       versionId = stable.versionId ?? (flow.published ? stableVersionOf(flow.published) : undefined);
-      if (versionId) source = eventSourceOf(await this.flows.getVersion(stable.flowId, versionId));
+      // Off the air (unpublished, not pinned): nothing to run, so nothing is consumed (rule 14).
+      if (!versionId) return undefined;
+      source = eventSourceOf(await this.flows.getVersion(stable.flowId, versionId));
     } catch {
       source = undefined;
     }

@@ -32,6 +32,8 @@ export interface ManagedBindings {
   manages(flowId: string): boolean;
   /** The deployment bindings of a flow, for GET /flows/{id}/subscriptions. */
   states(flowId: string): Promise<Array<EventSourceState & { deploymentId: string }>>;
+  /** The flow's publish pointer moved: re-binds the deployments running it (an unpublished flow consumes nothing). */
+  published(flowId: string): Promise<void>;
 }
 
 interface Active {
@@ -73,6 +75,7 @@ export class EventSourcesService implements OnApplicationBootstrap, BeforeApplic
     this.publishes = await this.bus.subscribe([Topics.FlowsPublished], { groupId: `flow-runtime-sources-${hostname()}-${process.pid}`, fromBeginning: false }, async (event) => {
       const flowId = (event.data as FlowsPublishedPayload).flowId;
       this.flows.forget(flowId);
+      await this.managed?.published(flowId);
       await this.sync(flowId);
     });
     for (const flow of await this.flows.list()) if (flow.published) await this.sync(flow.id);

@@ -47,6 +47,7 @@ export interface SeedResult {
 export class FlowsService {
   private readonly cache = new Map<string, { at: number; flow: Flow }>();
   private readonly secrets: NodeSecretsValidator;
+  private readonly publishedHooks: Array<(flowId: string) => Promise<void>> = [];
 
   constructor(
     private readonly repo: FlowRepository,
@@ -186,7 +187,7 @@ export class FlowsService {
     if (refused.length) throw secretsRefused(refused, (p) => `${p.versionId}.nodes.${p.nodeId}.config.${p.key}`);
     const previous = flow.published && 'versionId' in flow.published ? flow.published.versionId : undefined;
     this.forget(flowId);
-    return this.outbox.withTransaction(async (session) => {
+    const record = await this.outbox.withTransaction(async (session) => {
       const seq = (await this.repo.lastPublishSeq(flowId, session)) + 1;
       const rec: PublishRecord = { flowId, seq, target, reason, publishedAt: new Date(), publishedBy: actor.sub };
       await this.repo.recordPublish(rec, session);
@@ -202,6 +203,14 @@ export class FlowsService {
       await this.outbox.enqueue(session, Topics.FlowsPublished, payload, { key: flowId, entitytype: 'flow', action: 'published' });
       return rec;
     }).finally(() => this.forget(flowId));
+    // Every published flow has its deployment (rule 5) by the time the publish answers.
+    for (const hook of this.publishedHooks) await hook(flowId);
+    return record;
+  }
+
+  /** Runs after every publish commits; a hook handles its own failures (the publish has happened). */
+  onPublished(hook: (flowId: string) => Promise<void>): void {
+    this.publishedHooks.push(hook);
   }
 
   /**

@@ -1,22 +1,41 @@
-import { Controller, Get, Header, HttpCode, Inject, Post, Query, Res } from '@nestjs/common';
+import { Controller, Get, Header, HttpCode, Inject, Logger, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { AdminRoute, Public } from '@flowplane/platform/auth';
+import { errorBody } from '@flowplane/platform/http';
 import { EVENT_BUS, type EventBus } from '@flowplane/platform/bus';
 import { PLATFORM_PROBE_ACK_TOPIC, PLATFORM_PROBE_TOPIC } from '@flowplane/platform/service';
 import { stringify } from 'yaml';
 import { buildAsyncApi } from './asyncapi';
 import { type Descriptions, DeploymentDescriptions, withDeployedEvents } from './deployment-descriptions';
 import { OpenApiAggregator } from './openapi-aggregator';
-import { UpstreamClient } from './upstream-client';
+import { type UpstreamAnswer, UpstreamClient } from './upstream-client';
 import { UPSTREAM_SERVICES } from './gateway.env';
+
+/**
+ * Why a service is not ready, in a few words: the failing checks of its /readyz (`seeding` while its
+ * start-up seeding runs, `store: <reason>` for a dependency), or why it could not be asked.
+ */
+function notReadyReason(a: UpstreamAnswer): string {
+  if (a.error) return a.error;
+  const failed = (a.body as { error?: Record<string, { message?: unknown }> } | undefined)?.error;
+  if (failed && typeof failed === 'object') {
+    const reasons = Object.entries(failed).map(([check, v]) => {
+      const message = typeof v?.message === 'string' ? v.message : 'down';
+      return message === check ? check : `${check}: ${message}`;
+    });
+    if (reasons.length) return reasons.join('; ');
+  }
+  return `status ${a.status ?? 'unknown'}`;
+}
 
 /** The gateway's own routes: aggregated health and API documents, and the operators' system view. */
 @ApiTags('gateway')
 @Controller()
 export class GatewayController {
+  private readonly log = new Logger('Gateway');
   private asyncapiBase?: Record<string, unknown>;
   private asyncapiFor?: { source: Descriptions; yaml: string };
 
@@ -32,18 +51,23 @@ export class GatewayController {
   @Public()
   @ApiOperation({ summary: 'Aggregated readiness of every service' })
   @ApiOkResponse({ description: '`{status: "ok", services: {<name>: {status: "up", checks}}}`' })
-  @ApiServiceUnavailableResponse({ description: '`{status: "error", failing: [<service>...], services: {...}}`' })
+  @ApiServiceUnavailableResponse({
+    description: 'The standard error body with code `NOT_READY`, plus `failing: [<service>...]` and `services: {<name>: {status: "down", reason}}`; `reason` is `seeding` while a service is still seeding at start-up.',
+  })
   async health(@Res({ passthrough: true }) res: Response) {
     const answers = await this.upstreams.all('/readyz', 3000);
     const services: Record<string, unknown> = { gateway: { status: 'up' } };
     const failing: string[] = [];
     for (const a of answers) {
       if (!a.ok) failing.push(a.service);
-      services[a.service] = a.ok ? { status: 'up', checks: (a.body as { info?: unknown })?.info } : { status: 'down', reason: a.error ?? (a.body as { error?: unknown })?.error ?? `status ${a.status}` };
+      services[a.service] = a.ok ? { status: 'up', checks: (a.body as { info?: unknown })?.info } : { status: 'down', reason: notReadyReason(a), checks: (a.body as { details?: unknown } | undefined)?.details };
     }
     if (failing.length) {
       res.status(503);
-      return { status: 'error', statusCode: 503, message: `not ready: ${failing.join(', ')}`, failing, services };
+      const errorId = randomUUID();
+      this.log.warn({ errorId, failing }, `not ready: ${failing.join(', ')}`);
+      const which = failing.map((s) => `${s} (${(services[s] as { reason: string }).reason})`).join(', ');
+      return errorBody(503, `not ready: ${which}`, { code: 'NOT_READY', status: 'error', failing, services, errorId });
     }
     return { status: 'ok', services };
   }

@@ -30,11 +30,11 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /** Readiness: every dependency (bus, store, ...) answers. */
+  /** Readiness: every dependency (bus, store, ...) answers and start-up seeding has finished. */
   @Get('readyz')
   @Public()
   @HealthCheck()
-  @ApiServiceUnavailableResponse({ description: 'A dependency is down; `error` names it with the reason.' })
+  @ApiServiceUnavailableResponse({ description: 'A dependency is down or start-up seeding still runs; `error` names the failing checks with their reason (`seeding: {message: "seeding", tasks}`).' })
   async readyz(@Res({ passthrough: true }) res: Response): Promise<unknown> {
     const checks = this.registry.entries().map(([name, check]) => async (): Promise<HealthIndicatorResult> => {
       const session = this.indicators.check(name);
@@ -42,7 +42,8 @@ export class HealthController {
         const details = await withTimeout(check(), CHECK_TIMEOUT_MS);
         return details && typeof details === 'object' ? session.up(details as Record<string, unknown>) : session.up();
       } catch (e) {
-        return session.down({ message: (e as Error)?.message ?? String(e) });
+        const details = (e as { details?: unknown })?.details;
+        return session.down({ message: (e as Error)?.message ?? String(e), ...(details && typeof details === 'object' ? details : {}) });
       }
     });
     try {

@@ -96,6 +96,35 @@ describe('hub', () => {
       await expect(connect(`token=${alice}&room=user:alice`)).resolves.toBeInstanceOf(HubClient);
     });
 
+    it('pre-joins both session_id and room when given together, or refuses the whole upgrade', async () => {
+      const both = await connect(`token=${alice}&session_id=pair-s&room=pair-r`);
+      await both.frameAt(1);
+      expect(both.frames.map((f) => `${f.type}:${f.room}`)).toEqual(['subscribed:pair-s', 'subscribed:pair-r']);
+      expect((await broadcast('pair-s', { n: 1 })).body.delivered).toBe(1);
+      expect((await broadcast('pair-r', { n: 2 })).body.delivered).toBe(1);
+      const same = await connect(`token=${alice}&session_id=pair-x&room=pair-x`);
+      await same.frameAt(0);
+      expect((await broadcast('pair-x', { n: 3 })).body.delivered).toBe(1);
+      await same.frameAt(1);
+      expect(same.frames.map((f) => f.type)).toEqual(['subscribed', 'message']);
+      // Either room refused refuses the upgrade: no socket is left in only one of them.
+      const badRoom = await refusal(wsUrl(hub, `token=${alice}&session_id=pair-ok&room=${encodeURIComponent('bad room!')}`));
+      expect(badRoom.status).toBe(400);
+      expect(badRoom.body.message).toMatch(/^room: /);
+      expect((await refusal(wsUrl(hub, `token=${alice}&session_id=${encodeURIComponent('bad room!')}&room=pair-ok`))).status).toBe(400);
+      expect((await refusal(wsUrl(hub, `token=${alice}&session_id=pair-ok&room=user:bob`))).status).toBe(403);
+      expect((await refusal(wsUrl(hub, `token=${alice}&room=a1&room=a2`))).body.message).toBe('room may be given once');
+      expect((await broadcast('pair-ok', { n: 4 })).body.delivered).toBe(0);
+      const one = await boot({ WS_MAX_ROOMS_PER_CONNECTION: '1' });
+      try {
+        const over = await refusal(`${one.url.replace('http', 'ws')}/ws/connect?token=${alice}&session_id=s1&room=r1`);
+        expect(over.status).toBe(400);
+        expect(over.body.message).toMatch(/at most 1 rooms/);
+      } finally {
+        await one.close();
+      }
+    });
+
     it('refuses an upgrade on an unknown path under the mount with 404', async () => {
       expect((await refusal(`${hub.url.replace('http', 'ws')}/ws/nowhere?token=${alice}`)).status).toBe(404);
     });
@@ -116,6 +145,21 @@ describe('hub', () => {
       c.send({ action: 'ping' });
       expect(await c.frameAt(4)).toMatchObject({ type: 'pong' });
       expect(c.frames).toHaveLength(5);
+    });
+
+    it('answers frames in the order they were sent: an ack never overtakes an earlier frame', async () => {
+      const c = await connect(`token=${alice}`);
+      // Sent back to back, so they reach the hub together.
+      c.send({ action: 'subscribe', room: 'order-1' });
+      c.send({ action: 'ping' });
+      c.send({ action: 'unsubscribe', room: 'order-1' });
+      c.send({ action: 'subscribe', room: 'order-2' });
+      await c.frameAt(3);
+      expect(c.frames.map((f) => `${f.type}:${f.room}`)).toEqual(['subscribed:order-1', 'pong:', 'unsubscribed:order-1', 'subscribed:order-2']);
+      // The unsubscribe came after the subscribe, so the socket is out of the room.
+      expect((await broadcast('order-1', { n: 1 })).body.delivered).toBe(0);
+      expect((await broadcast('order-2', { n: 2 })).body.delivered).toBe(1);
+      expect(await c.frameAt(4)).toMatchObject({ type: 'message', room: 'order-2' });
     });
 
     it('never lets a client publish over its socket: error envelope, nothing reaches the room', async () => {

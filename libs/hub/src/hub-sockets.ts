@@ -64,6 +64,32 @@ export function originAllowed(req: IncomingMessage, allowed: string[]): boolean 
   return hosts.includes(host);
 }
 
+/** Frames that may wait behind a room-policy lookup before the socket is paused. */
+const MAX_WAITING_FRAMES = 64;
+
+function isPromiseLike<T>(v: T | PromiseLike<T>): v is PromiseLike<T> {
+  return typeof (v as { then?: unknown } | null)?.then === 'function';
+}
+
+/**
+ * The rooms an upgrade pre-joins: `session_id` and `room`, each at most once. Given together, both
+ * are joined (once when they name the same room); a repeated, invalid or over-limit room refuses
+ * the whole upgrade, so an upgrade is never half applied.
+ */
+export function preJoinRooms(query: URLSearchParams, maxRooms: number): { rooms: string[] } | { problem: string } {
+  const rooms: string[] = [];
+  for (const param of ['session_id', 'room']) {
+    const values = query.getAll(param);
+    if (values.length > 1) return { problem: `${param} may be given once` };
+    if (values.length === 0) continue;
+    const problem = roomNameProblem(values[0]);
+    if (problem) return { problem: `${param}: ${problem}` };
+    if (!rooms.includes(values[0])) rooms.push(values[0]);
+  }
+  if (rooms.length > maxRooms) return { problem: `a connection may be in at most ${maxRooms} rooms` };
+  return { rooms };
+}
+
 /**
  * The hub's WebSocket endpoints on the HTTP server: `<mount>/connect` (rooms and broadcasts) and
  * `<mount>/health` (a reachability socket: `health` on connect, `pong` to a ping). Every check of
@@ -73,6 +99,8 @@ export function originAllowed(req: IncomingMessage, allowed: string[]): boolean 
 export class HubSockets {
   private readonly wss: WebSocketServer;
   private readonly healthSockets = new Set<WebSocket>();
+  /** Frames of a connection waiting behind one whose room-policy lookup is still running. */
+  private readonly inboxes = new WeakMap<HubConnection, Array<{ data: RawData; isBinary: boolean }>>();
   /** The request id of each upgrade (the gateway's, when it forwarded one), for refusals. */
   private readonly requestIds = new WeakMap<Duplex, string>();
   private readonly connectPath: string;
@@ -112,17 +140,14 @@ export class HubSockets {
     if (url.pathname !== this.connectPath) return this.refuse(socket, 404, `no WebSocket endpoint at ${url.pathname}; connect to ${this.connectPath}`, 'ROUTE_NOT_FOUND');
     if (this.hub.shuttingDown) return this.refuse(socket, 503, 'hub is shutting down; reconnect', 'HUB_SHUTTING_DOWN');
     if (!originAllowed(req, this.hub.settings.allowedOrigins)) return this.refuse(socket, 403, 'origin not allowed', 'ORIGIN_NOT_ALLOWED');
-    const room = url.searchParams.get('session_id') ?? url.searchParams.get('room') ?? undefined;
-    if (room !== undefined) {
-      const problem = roomNameProblem(room);
-      if (problem) return this.refuse(socket, 400, problem, 'HUB_INVALID_ROOM');
-    }
+    const rooms = preJoinRooms(url.searchParams, this.hub.settings.maxRoomsPerConnection);
+    if ('problem' in rooms) return this.refuse(socket, 400, rooms.problem, 'HUB_INVALID_ROOM');
     const token = url.searchParams.get('token') ?? undefined;
     // Last resort: whatever fails while admitting costs this socket, not the process.
-    this.admit(req, socket, head, token, room).catch(() => socket.destroy());
+    this.admit(req, socket, head, token, rooms.rooms).catch(() => socket.destroy());
   }
 
-  private async admit(req: IncomingMessage, socket: Duplex, head: Buffer, token: string | undefined, room: string | undefined): Promise<void> {
+  private async admit(req: IncomingMessage, socket: Duplex, head: Buffer, token: string | undefined, rooms: string[]): Promise<void> {
     let principal: Principal | undefined;
     if (token) {
       try {
@@ -134,7 +159,8 @@ export class HubSockets {
     } else if (this.hub.settings.requireAuth) {
       return this.refuse(socket, 401, 'missing token: pass it in the token query parameter', 'UNAUTHORIZED');
     }
-    if (room !== undefined) {
+    // Every pre-joined room passes before the socket exists: all of them are joined, or none is.
+    for (const room of rooms) {
       let decision: PolicyDecision;
       try {
         decision = await this.policy.canJoin(principal, room);
@@ -147,19 +173,58 @@ export class HubSockets {
     if (this.hub.shuttingDown) return this.refuse(socket, 503, 'hub is shutting down; reconnect', 'HUB_SHUTTING_DOWN');
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       const conn = this.hub.add(ws, principal);
-      ws.on('message', (data, isBinary) => {
-        // A room policy may look rooms up: its failure answers the frame, it never goes unhandled.
-        this.onFrame(conn, data, isBinary).catch(() => this.hub.reply(conn, 'error', undefined, { code: 'unavailable', message: 'the hub could not handle this frame; retry' }));
-      });
+      ws.on('message', (data, isBinary) => this.received(conn, data, isBinary));
       ws.on('error', () => ws.terminate());
-      if (room !== undefined) {
+      for (const room of rooms) {
         this.hub.join(conn, room);
         this.hub.reply(conn, 'subscribed', room);
       }
     });
   }
 
-  private async onFrame(conn: HubConnection, data: RawData, isBinary: boolean): Promise<void> {
+  /**
+   * Handles a client's frames one at a time, in the order they came: a frame that waits for an
+   * async room-policy lookup holds the frames behind it, so every answer (ack, pong, error) goes
+   * out in the order of the frames it answers, and an unsubscribe sent after a subscribe is applied
+   * after it. While too many frames wait, the socket is paused (backpressure rather than an
+   * unbounded inbox) and resumed once they are handled.
+   */
+  private received(conn: HubConnection, data: RawData, isBinary: boolean): void {
+    const inbox = this.inboxes.get(conn);
+    if (inbox) {
+      inbox.push({ data, isBinary });
+      if (inbox.length >= MAX_WAITING_FRAMES && !conn.ws.isPaused) conn.ws.pause();
+      return;
+    }
+    this.handleInOrder(conn, [{ data, isBinary }]);
+  }
+
+  private handleInOrder(conn: HubConnection, inbox: Array<{ data: RawData; isBinary: boolean }>): void {
+    while (inbox.length > 0) {
+      const { data, isBinary } = inbox.shift()!;
+      let pending: Promise<void> | void;
+      try {
+        pending = this.onFrame(conn, data, isBinary);
+      } catch (err) {
+        pending = Promise.reject(err);
+      }
+      if (pending) {
+        this.inboxes.set(conn, inbox);
+        pending
+          // A room policy may look rooms up: its failure answers the frame, it never goes unhandled.
+          .catch(() => this.hub.reply(conn, 'error', undefined, { code: 'unavailable', message: 'the hub could not handle this frame; retry' }))
+          .finally(() => {
+            this.inboxes.delete(conn);
+            this.handleInOrder(conn, inbox);
+          });
+        return;
+      }
+    }
+    if (conn.ws.isPaused && !conn.closed) conn.ws.resume();
+  }
+
+  /** Answers one frame; returns a promise only while an async room policy decides a subscribe. */
+  private onFrame(conn: HubConnection, data: RawData, isBinary: boolean): Promise<void> | void {
     if (conn.closed) return;
     const size = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : (data as Buffer | ArrayBuffer).byteLength;
     if (size > this.hub.settings.maxFrameBytes) {
@@ -173,13 +238,21 @@ export class HubSockets {
       this.hub.leave(conn, frame.room);
       return this.hub.reply(conn, 'unsubscribed', frame.room);
     }
-    const decision = await this.policy.canJoin(conn.principal, frame.room);
+    const room = frame.room;
+    const decision = this.policy.canJoin(conn.principal, room);
+    // A synchronous policy (the default) answers at once; only a lookup makes later frames wait.
+    if (isPromiseLike(decision)) return Promise.resolve(decision).then((d) => this.subscribe(conn, room, d));
+    this.subscribe(conn, room, decision);
+  }
+
+  /** Joins and acks in one step, so no broadcast to the room can come between them. */
+  private subscribe(conn: HubConnection, room: string, decision: PolicyDecision): void {
     if (conn.closed) return;
-    if (decision !== true) return this.hub.reply(conn, 'error', frame.room, { code: 'forbidden', message: decision });
-    if (!this.hub.join(conn, frame.room)) {
-      return this.hub.reply(conn, 'error', frame.room, { code: 'too_many_rooms', message: `a connection may be in at most ${this.hub.settings.maxRoomsPerConnection} rooms` });
+    if (decision !== true) return this.hub.reply(conn, 'error', room, { code: 'forbidden', message: decision });
+    if (!this.hub.join(conn, room)) {
+      return this.hub.reply(conn, 'error', room, { code: 'too_many_rooms', message: `a connection may be in at most ${this.hub.settings.maxRoomsPerConnection} rooms` });
     }
-    this.hub.reply(conn, 'subscribed', frame.room);
+    this.hub.reply(conn, 'subscribed', room);
   }
 
   private onHealthSocket(ws: WebSocket): void {

@@ -170,11 +170,19 @@ describe('profiles through the gateway', () => {
         const none = await send(r, undefined);
         expect(none.status).toBe(401);
         expect(none.body).toMatchObject({ statusCode: 401, message: 'missing bearer token' });
-        const other = r.access === 'read' ? tokens.writer : tokens.reader;
-        const wrong = await send(r, other);
-        expect(wrong.status).toBe(403);
-        expect(wrong.body.message).toBe(`requires one of: profiles:${r.access}, profiles:*`);
-        expect((await send(r, tokens.adminOnly)).status).toBe(403);
+        // Every profiles permission reads; only profiles:write and profiles:* write.
+        if (r.access === 'write') {
+          const wrong = await send(r, tokens.reader);
+          expect(wrong.status).toBe(403);
+          expect(wrong.body.message).toBe('requires one of: profiles:write, profiles:*');
+        }
+        const adminOnly = await send(r, tokens.adminOnly);
+        expect(adminOnly.status).toBe(403);
+        expect(adminOnly.body.message).toBe(
+          r.access === 'read'
+            ? 'requires one of: profiles:read, profiles:write, profiles:*'
+            : 'requires one of: profiles:write, profiles:*',
+        );
         const noAdmin = await send(r, tokens.noAdmin);
         expect(noAdmin.status).toBe(403);
         expect(noAdmin.body.message).toBe('missing permission: admin:access');
@@ -184,8 +192,8 @@ describe('profiles through the gateway', () => {
       },
     );
 
-    it.each(routes)('$name: the right perm, profiles:* and a superuser pass', async (r) => {
-      for (const who of [r.access === 'read' ? 'reader' : 'writer', 'star', 'root']) {
+    it.each(routes)('$name: the right perm, profiles:* and a superuser pass (any profiles perm reads)', async (r) => {
+      for (const who of [...(r.access === 'read' ? ['reader', 'writer'] : ['writer']), 'star', 'root']) {
         const res = await send(r, tokens[who]);
         expect({ who, status: res.status, body: r.ok.includes(res.status) ? 'ok' : res.body }).toEqual({
           who,
@@ -271,6 +279,74 @@ describe('profiles through the gateway', () => {
       expect(stored.body.config.providerID).toBe(last.body.config.providerID);
       await until('both race events', () => eventsFor('race').length >= 2);
       expect(eventsFor('race').sort()).toEqual(['created', 'updated']);
+    });
+  });
+
+  describe('PUT of what GET answered', () => {
+    it('accepts the GET object as it is, identity and read-only fields included, keeping the secret', async () => {
+      expect((await create('round', { providerID: 'openai', apiKey: SECRET, model: 'gpt-4o-mini', temperature: 0.5 }, { description: 'before' })).status).toBe(201);
+      const got = await api('/llm/llm-chat/round', { bearer: tokens.writer });
+      expect(got.status).toBe(200);
+      expect(Object.keys(got.body).sort()).toEqual(
+        ['config', 'createdAt', 'description', 'kind', 'module', 'name', 'profileId', 'secretsSet', 'updatedAt'],
+      );
+      const edited = { ...got.body, name: 'Round trip', config: { ...got.body.config, model: 'gpt-4o' } };
+      const put = await api('/llm/llm-chat/round', { ...json('PUT', edited), bearer: tokens.writer });
+      expect(put.status).toBe(200);
+      expect(put.body).toEqual({
+        ...got.body,
+        name: 'Round trip',
+        config: { providerID: 'openai', apiKey: MASK_TOKEN, model: 'gpt-4o', temperature: 0.5 },
+        secretsSet: ['apiKey'],
+        updatedAt: expect.any(String),
+      });
+      // Read-only fields sent back are ignored, whatever they say.
+      const stale = await api('/llm/llm-chat/round', json('PUT', { ...put.body, secretsSet: [], createdAt: '2001-01-01T00:00:00.000Z', updatedAt: '2001-01-01T00:00:00.000Z' }));
+      expect(stale.status).toBe(200);
+      expect(stale.body.secretsSet).toEqual(['apiKey']);
+      expect(stale.body.createdAt).toBe(got.body.createdAt);
+      expect((await internal('llm/llm-chat/round')).body.config).toEqual({ providerID: 'openai', apiKey: SECRET, model: 'gpt-4o', temperature: 0.5 });
+    });
+
+    it('answers 400 naming each identity field that differs from the path, and changes nothing', async () => {
+      expect((await create('ident')).status).toBe(201);
+      const got = (await api('/llm/llm-chat/ident')).body;
+      const res = await api('/llm/llm-chat/ident', json('PUT', { ...got, name: 'moved?', profileId: 'elsewhere', kind: 'llm-guard' }));
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({
+        statusCode: 400,
+        error: 'Bad Request',
+        code: 'PROFILE_IDENTITY_MISMATCH',
+        requestId: expect.any(String),
+        message: 'invalid input: kind, profileId',
+        details: [
+          { field: 'kind', problems: ['kind must equal the path ("llm-chat") or be left out; a profile keeps its address'] },
+          { field: 'profileId', problems: ['profileId must equal the path ("ident") or be left out; a profile keeps its address'] },
+        ],
+      });
+      const module = await api('/llm/llm-chat/ident', json('PUT', { module: 'other' }));
+      expect(module.status).toBe(400);
+      expect(module.body.details.map((d: { field: string }) => d.field)).toEqual(['module']);
+      expect((await api('/llm/llm-chat/elsewhere')).status).toBe(404);
+      expect((await api('/llm/llm-chat/ident')).body.name).toBe('Profile ident');
+    });
+
+    it('still refuses unknown fields and ill-typed read-only fields', async () => {
+      const got = (await api('/llm/llm-chat/fixture')).body;
+      const res = await api('/llm/llm-chat/fixture', json('PUT', { ...got, owner: 'me', secretsSet: 'apiKey', createdAt: 'yesterday' }));
+      expect(res.status).toBe(400);
+      expect(res.body.details.map((d: { field: string }) => d.field).sort()).toEqual(['createdAt', 'owner', 'secretsSet']);
+    });
+
+    it('keeps the issue-14 rules on a round trip: a changed endpoint needs the secret again', async () => {
+      expect((await create('pinned')).status).toBe(201);
+      const got = (await api('/llm/llm-chat/pinned')).body;
+      const moved = await api('/llm/llm-chat/pinned', json('PUT', { ...got, config: { ...got.config, baseURL: 'https://elsewhere.example/v1' } }));
+      expect(moved.status).toBe(400);
+      expect(moved.body.details.map((d: { field: string }) => d.field)).toEqual(['config.apiKey']);
+      const partial = await api('/llm/llm-chat/pinned', json('PUT', { ...got, config: { ...got.config, apiKey: MASK_TOKEN.slice(1) } }));
+      expect(partial.status).toBe(400);
+      expect((await internal('llm/llm-chat/pinned')).body.config.apiKey).toBe(SECRET);
     });
   });
 

@@ -59,6 +59,7 @@ export function buildAsyncApi(version: string): Schema {
     }
     collectRefs(cls.name, all, used);
     messages[name] = {
+      messageId: name,
       name,
       title: topic,
       contentType: 'application/json',
@@ -75,13 +76,16 @@ export function buildAsyncApi(version: string): Schema {
   const schemas = Object.fromEntries([...used].sort().map((n) => [n, all[n]]));
   return {
     asyncapi: '2.6.0',
+    id: 'urn:flowplane:events',
     info: {
       title: 'Flowplane events',
       version,
+      license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
       description:
         'Every topic of the platform bus. Topic names are a wire contract. Lifecycle topics `<entity>.created|updated|deleted` follow the same envelope with payload `EntityLifecyclePayload`.',
     },
     defaultContentType: 'application/json',
+    tags: [{ name: 'flowplane', description: 'Topics of the platform bus.' }],
     servers: {
       kafka: { url: '{brokers}', protocol: 'kafka', description: 'KAFKA_BROKERS of the deployment', variables: { brokers: { default: 'localhost:9092' } } },
     },

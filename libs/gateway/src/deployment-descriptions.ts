@@ -3,6 +3,8 @@ import { hostname } from 'node:os';
 import { Topics } from '@flowplane/contracts';
 import { EVENT_BUS, type EventBus, type Subscription } from '@flowplane/platform/bus';
 import { UpstreamClient } from './upstream-client';
+import type { OperationObject, ParameterObject } from '@nestjs/swagger';
+import { addErrorResponses } from '@flowplane/platform/service';
 
 type Schema = Record<string, unknown>;
 
@@ -99,6 +101,7 @@ export function withDeployedRoutes(doc: Schema, d: Descriptions): Schema {
       responses,
       security: isPublic ? [] : [{ bearer: [] }],
     };
+    addErrorResponses(operation as unknown as OperationObject, params as ParameterObject[], isPublic ? undefined : {});
     const existing = paths[path] ?? {};
     if (!(method in existing)) paths[path] = { ...existing, [method]: operation };
   }
@@ -122,7 +125,7 @@ export function withDeployedEvents(doc: Schema, d: Descriptions, deploymentKinds
       publish: {
         operationId: `deployment_${e.deploymentId.replace(/[^A-Za-z0-9_]/g, '_')}_${e.name.replace(/[^A-Za-z0-9_]/g, '_')}`,
         summary: `Events ${e.deploymentId} runs its flows for`,
-        message: { name: e.name.replace(/[^A-Za-z0-9_]/g, '_'), contentType: 'application/json', payload: {} },
+        message: { messageId: `deployment_${e.deploymentId.replace(/[^A-Za-z0-9_]/g, '_')}_${e.name.replace(/[^A-Za-z0-9_]/g, '_')}`, name: e.name.replace(/[^A-Za-z0-9_]/g, '_'), contentType: 'application/json', payload: {} },
       },
       'x-deployments': [consumer],
     };

@@ -3,6 +3,9 @@ import cors from 'cors';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HTTP_METRICS, type HttpMetricsMiddleware } from '@flowplane/platform/health';
 import type { ServiceConfig, ServiceDefinition } from '@flowplane/platform/service';
+import { completeOperations } from '@flowplane/platform/service';
+import { listRoutes } from '@flowplane/platform/auth';
+import { ErrorBodyDto } from '@flowplane/platform/http';
 import { type GatewayEnv, upstreamUrls } from './gateway.env';
 import { GatewayEnv as GatewayEnvClass } from './gateway.env';
 import { GatewayModule } from './gateway.module';
@@ -62,10 +65,13 @@ export const gatewayDefinition: ServiceDefinition = {
     proxies.set(app, proxy);
     app.use(proxy.middleware());
     const aggregator = app.get(OpenApiAggregator);
+    const operationId = (controller: string, method: string) => `gateway_${controller.replace(/Controller$/, '')}_${method}`;
     const own = () =>
-      SwaggerModule.createDocument(app, new DocumentBuilder().setTitle('Flowplane API').setVersion('0.1.0').addBearerAuth().build(), {
-        operationIdFactory: (controller, method) => `gateway_${controller.replace(/Controller$/, '')}_${method}`,
-      });
+      completeOperations(
+        SwaggerModule.createDocument(app, new DocumentBuilder().setTitle('Flowplane API').setVersion('0.1.0').addBearerAuth().build(), { operationIdFactory: operationId, extraModels: [ErrorBodyDto] }),
+        listRoutes(app),
+        operationId,
+      );
     aggregator.setBase(own);
     // Swagger UI loads the merged document from /api/v1/openapi.json.
     SwaggerModule.setup('api/docs', app, own, { useGlobalPrefix: false, swaggerOptions: { url: '/api/v1/openapi.json' }, jsonDocumentUrl: 'api/docs/gateway.json', yamlDocumentUrl: 'api/docs/gateway.yaml' });

@@ -45,7 +45,7 @@ export class OpenApiAggregator {
     const answers = await this.upstreams.all('/openapi.json', 3000);
     const docs = answers.filter((a) => a.ok && typeof a.body === 'object').map((a) => ({ service: a.service, doc: a.body as OpenAPIObject }));
     const base = this.base?.() ?? ({ openapi: '3.0.0', info: { title: 'Flowplane API', version: '0.1.0' }, paths: {} } as OpenAPIObject);
-    const doc = mergeOpenApi({ ...base, info: { ...base.info, title: 'Flowplane API', description: 'Every public route of the platform, merged by the gateway.' } }, docs, this.mounts) as OpenAPIObject & Record<string, unknown>;
+    const doc = mergeOpenApi({ ...base, info: { ...base.info, title: 'Flowplane API', description: 'Every public route of the platform, merged by the gateway.', license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' } } }, docs, this.mounts) as OpenAPIObject & Record<string, unknown>;
     const unavailable = answers.filter((a) => !a.ok).map((a) => a.service);
     if (unavailable.length) doc['x-unavailable-services'] = unavailable;
     else this.cache = { at: Date.now(), doc };

@@ -1,4 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
+import { ERROR_BODY_REF } from '@flowplane/platform/service';
 import { serviceForTopLevelPath, TOP_LEVEL_MOUNTS, type TopLevelMounts } from './route-table';
 
 /**
@@ -49,5 +50,80 @@ export function mergeOpenApi(base: OpenAPIObject, docs: Array<{ service: string;
       out.paths[path] = copy as OpenAPIObject['paths'][string];
     }
   }
+  delete out.security;
+  out.servers = [{ url: '/', description: 'The gateway serving this document; every path carries its full prefix (/api/v1 or a top-level mount such as /ws).' }];
+  out.components!.schemas![ERROR_BODY_NAME] ??= ERROR_BODY_FALLBACK;
+  normalizeNullable(out, out.components!.schemas! as Record<string, Schema>);
+  pruneUnusedSchemas(out);
   return out;
+}
+
+type Schema = Record<string, unknown>;
+
+const ERROR_BODY_NAME = ERROR_BODY_REF.slice(ERROR_BODY_REF.lastIndexOf('/') + 1);
+
+/** The standard error body, for a merge whose services are all too old to describe it. */
+const ERROR_BODY_FALLBACK = {
+  type: 'object',
+  required: ['statusCode', 'error', 'code', 'message', 'requestId'],
+  properties: {
+    statusCode: { type: 'number' },
+    error: { type: 'string' },
+    code: { type: 'string' },
+    message: { type: 'string' },
+    requestId: { type: 'string' },
+    details: { type: 'array', items: { type: 'object', additionalProperties: true } },
+    errorId: { type: 'string' },
+  },
+};
+
+/**
+ * OpenAPI 3.0's `nullable` only widens a `type` beside it; without one it means nothing and
+ * validators refuse it (Redocly's nullable-type-sibling). Swagger emits it beside `$ref`, `allOf`
+ * and `oneOf`/`anyOf` for `T | null` properties: give a reference the type of its target, move the
+ * flag into the first typed alternative of a union, and drop it where any value is allowed anyway.
+ */
+function normalizeNullable(node: unknown, schemas: Record<string, Schema>): void {
+  if (Array.isArray(node)) {
+    for (const v of node) normalizeNullable(v, schemas);
+    return;
+  }
+  if (!node || typeof node !== 'object') return;
+  const o = node as Schema;
+  if (typeof o['nullable'] === 'boolean' && !('type' in o)) {
+    const nullable = o['nullable'];
+    delete o['nullable'];
+    const union = (o['oneOf'] ?? o['anyOf']) as Schema[] | undefined;
+    const ref = typeof o['$ref'] === 'string' ? (o['$ref'] as string) : ((o['allOf'] as Schema[] | undefined)?.find((s) => typeof s?.['$ref'] === 'string')?.['$ref'] as string | undefined);
+    if (nullable && Array.isArray(union)) {
+      const typed = union.find((s) => s && typeof s === 'object' && 'type' in s);
+      if (typed) typed['nullable'] = true;
+    } else if (nullable && ref) {
+      // Beside `$ref` every other keyword is ignored: the reference moves into `allOf`.
+      if (!o['allOf']) {
+        delete o['$ref'];
+        o['allOf'] = [{ $ref: ref }];
+      }
+      const target = schemas[ref.slice(ref.lastIndexOf('/') + 1)];
+      o['type'] = typeof target?.['type'] === 'string' ? target['type'] : 'object';
+      o['nullable'] = true;
+    }
+  }
+  for (const v of Object.values(o)) normalizeNullable(v, schemas);
+}
+
+/** Drops component schemas no operation reaches (those of routes the document leaves out, such as /internal). */
+function pruneUnusedSchemas(doc: OpenAPIObject): void {
+  const schemas = (doc.components?.schemas ?? {}) as Record<string, unknown>;
+  const used = new Set<string>();
+  const visit = (value: unknown) => {
+    for (const m of JSON.stringify(value).matchAll(/"#\/components\/schemas\/([^"]+)"/g)) {
+      const name = m[1].replace(/~1/g, '/').replace(/~0/g, '~');
+      if (used.has(name)) continue;
+      used.add(name);
+      visit(schemas[name] ?? null);
+    }
+  };
+  visit({ paths: doc.paths, responses: doc.components?.responses, parameters: doc.components?.parameters, requestBodies: doc.components?.requestBodies });
+  for (const name of Object.keys(schemas)) if (!used.has(name)) delete schemas[name];
 }

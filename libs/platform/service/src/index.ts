@@ -7,3 +7,4 @@ export * from './start-service';
 export * from './tokens';
 export * from './profile-resolver.provider';
 export * from './outbox.provider';
+export * from './openapi-operations';

@@ -11,12 +11,15 @@ import type { EventBus } from '@flowplane/platform/bus';
 import { createMetricsRegistry, createMetricsServer, ReadinessRegistry, registerBusMetrics } from '@flowplane/platform/health';
 import { expressErrorHandler, installClientErrorHandler, jsonBodyVerifier, pathEncodingGuard, requestIdMiddleware, routeNotFoundHandler } from '@flowplane/platform/http';
 import { frameAncestorsFromEnv, securityHeaders } from '@flowplane/platform/http';
+import { ErrorBodyDto } from '@flowplane/platform/http';
+import { listRoutes } from '@flowplane/platform/auth';
 import type { Store } from '@flowplane/platform/store';
 import type { VectorStore } from '@flowplane/platform/vector';
 import { busFromConfig, storeFromConfig, vectorFromConfig } from './adapters';
 import { PlatformModule } from './platform.module';
 import type { ServiceConfig, ServiceContext, ServiceDefinition } from './service-definition';
 import { API_PREFIX } from './tokens';
+import { completeOperations } from './openapi-operations';
 
 /** What the caller may supply instead of the environment (standalone shares one bus; tests use memory stores). */
 export interface ServiceOverrides {
@@ -257,7 +260,8 @@ function buildOpenApi(app: INestApplication, def: ServiceDefinition): OpenAPIObj
     .setDescription(def.description)
     .setVersion(process.env.npm_package_version ?? '0.1.0')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
-    .addSecurityRequirements('bearer')
     .build();
-  return SwaggerModule.createDocument(app, cfg, { operationIdFactory: (controller, method) => `${def.name}_${controller.replace(/Controller$/, '')}_${method}` });
+  const operationId = (controller: string, method: string) => `${def.name}_${controller.replace(/Controller$/, '')}_${method}`;
+  // Each operation names its own security and error answers, derived from its access declaration.
+  return completeOperations(SwaggerModule.createDocument(app, cfg, { operationIdFactory: operationId, extraModels: [ErrorBodyDto] }), listRoutes(app), operationId);
 }

@@ -10,6 +10,8 @@ export enum ProfilesExceptionCode {
   ProfileExists = 'PROFILE_EXISTS',
   /** Config values do not fit the kind; `details` lists every failing field. */
   InvalidConfig = 'PROFILE_CONFIG_INVALID',
+  /** An update body names another module, kind or id than its path; `details` names the fields. */
+  IdentityMismatch = 'PROFILE_IDENTITY_MISMATCH',
 }
 
 /** A profiles error: the global filter turns it into `{statusCode, error, message, code, ...}`. */
@@ -46,6 +48,16 @@ export class ProfilesException extends DomainException {
   static invalidConfig(details: FieldProblem[]): ProfilesException {
     return new ProfilesException(
       ProfilesExceptionCode.InvalidConfig,
+      400,
+      `invalid input: ${details.map((d) => d.field).join(', ')}`,
+      { details },
+    );
+  }
+
+  /** An update body whose identity fields differ from the path; same body shape as `invalidConfig`. */
+  static identityMismatch(details: FieldProblem[]): ProfilesException {
+    return new ProfilesException(
+      ProfilesExceptionCode.IdentityMismatch,
       400,
       `invalid input: ${details.map((d) => d.field).join(', ')}`,
       { details },

@@ -1,5 +1,5 @@
 import { Controller, Get, Param } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { AdminRoute } from '@flowplane/platform/auth';
 import { EventSourcesService } from './event-sources.service';
 
@@ -26,6 +26,7 @@ export class EventSourcesController {
 
   @Get(':id/subscriptions')
   @AdminRoute()
+  @ApiOperation({ summary: 'The bus subscriptions of an event-source flow: state, processed and failed counts, lag' })
   @ApiOkResponse({ type: [SubscriptionView] })
   subscriptions(@Param('id') id: string): Promise<SubscriptionView[]> {
     return this.sources.states(id);

@@ -43,6 +43,7 @@ export class FlowsController {
 
   @Get()
   @AdminRoute()
+  @ApiOperation({ summary: 'Every flow with its published pointer' })
   @ApiOkResponse({ type: [FlowView] })
   async list(): Promise<FlowView[]> {
     return (await this.flows.list()).map(flowView);
@@ -50,6 +51,7 @@ export class FlowsController {
 
   @Get(':id')
   @AdminRoute()
+  @ApiOperation({ summary: 'One flow with its published pointer' })
   @ApiOkResponse({ type: FlowView })
   @ApiNotFoundResponse()
   async get(@Param('id') id: string): Promise<FlowView> {
@@ -59,6 +61,7 @@ export class FlowsController {
   @Delete(':id')
   @HttpCode(204)
   @AdminRoute()
+  @ApiOperation({ summary: 'Delete an unpublished flow with its versions' })
   @ApiNoContentResponse()
   @ApiConflictResponse({ description: 'The flow is published.' })
   async delete(@Param('id') id: string): Promise<void> {
@@ -94,6 +97,7 @@ export class FlowsController {
 
   @Get(':id/versions')
   @AdminRoute()
+  @ApiOperation({ summary: 'Every saved version of a flow' })
   @ApiOkResponse({ type: [VersionView] })
   async versions(@Param('id') id: string): Promise<VersionView[]> {
     return (await this.flows.listVersions(id)).map(versionView);
@@ -101,6 +105,7 @@ export class FlowsController {
 
   @Get(':id/versions/:versionId')
   @AdminRoute()
+  @ApiOperation({ summary: 'One version with its document, in IR or spec form' })
   @ApiQuery({ name: 'format', required: false, enum: ['ir', 'spec'] })
   @ApiOkResponse({ description: 'The version with its document in the requested form.', schema: { type: 'object', additionalProperties: true } })
   async version(@Param('id') id: string, @Param('versionId') versionId: string, @Query('format') fmt?: string): Promise<Record<string, unknown>> {
@@ -142,6 +147,7 @@ export class FlowsController {
 
   @Get(':id/publishes')
   @AdminRoute()
+  @ApiOperation({ summary: 'The publish history of a flow, newest first' })
   @ApiOkResponse({ type: [PublishView] })
   async publishes(@Param('id') id: string): Promise<PublishView[]> {
     return (await this.flows.listPublishes(id)).map(publishView);

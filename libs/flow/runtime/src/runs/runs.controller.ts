@@ -117,6 +117,7 @@ export class RunsController {
 
   @Get('runs/:runId')
   @AdminRoute()
+  @ApiOperation({ summary: 'One run: status, output or error, timings' })
   @ApiOkResponse({ type: RunView })
   @ApiNotFoundResponse()
   async get(@Param('runId') runId: string): Promise<RunView> {
@@ -155,6 +156,7 @@ export class RunsController {
   @Post('runs/:runId/cancel')
   @HttpCode(202)
   @AdminRoute()
+  @ApiOperation({ summary: 'Cancel a run in progress' })
   @ApiAcceptedResponse({ description: 'The run is being cancelled; it ends with run.cancelled.' })
   async cancel(@Param('runId') runId: string): Promise<{ runId: string; cancelling: true }> {
     await this.runs.cancel(runId);

@@ -22,6 +22,7 @@ export class SchedulesController {
 
   @Get(':id')
   @AdminRoute()
+  @ApiOperation({ summary: 'One scheduler entry with its next and last firing' })
   @ApiParam({ name: 'id', example: 'i18n-translate-sweep' })
   @ApiOkResponse({ type: ScheduleView })
   @ApiNotFoundResponse({ description: 'No entry with this id.' })

@@ -8,21 +8,25 @@ export const PROFILES_ALL_PERM = 'profiles:*';
 export const PROFILES_READ_PERM = 'profiles:read';
 export const PROFILES_WRITE_PERM = 'profiles:write';
 
-function profileAccess(perm: string) {
+function profileAccess(perms: string[]) {
   return applyDecorators(
     ActiveUser(),
     RequirePerms('admin:access'),
-    RequireAnyPerm(perm, PROFILES_ALL_PERM),
+    RequireAnyPerm(...perms),
     ApiBearerAuth(),
     ApiUnauthorizedResponse({ type: ProfilesErrorDto, description: 'Missing or invalid bearer token.' }),
     ApiForbiddenResponse({
       type: ProfilesErrorDto,
-      description: `Inactive user, or missing admin:access or one of ${perm}, ${PROFILES_ALL_PERM}.`,
+      description: `Inactive user, or missing admin:access or one of ${perms.join(', ')}.`,
     }),
   );
 }
 
-/** A profile read: an active user with `admin:access` and `profiles:read` or `profiles:*` (superusers pass). */
-export const ProfilesRead = () => profileAccess(PROFILES_READ_PERM);
+/**
+ * A profile read: an active user with `admin:access` and any profiles permission (`profiles:read`,
+ * `profiles:write` or `profiles:*`; superusers pass). The spec grants profile routes to "one of the
+ * profiles:* permissions", and an editor must see what it edits.
+ */
+export const ProfilesRead = () => profileAccess([PROFILES_READ_PERM, PROFILES_WRITE_PERM, PROFILES_ALL_PERM]);
 /** A profile write: an active user with `admin:access` and `profiles:write` or `profiles:*` (superusers pass). */
-export const ProfilesWrite = () => profileAccess(PROFILES_WRITE_PERM);
+export const ProfilesWrite = () => profileAccess([PROFILES_WRITE_PERM, PROFILES_ALL_PERM]);

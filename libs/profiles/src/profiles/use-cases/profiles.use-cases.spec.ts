@@ -273,6 +273,29 @@ describe('profile use cases (memory store and bus)', () => {
       expect(noDescription).not.toHaveProperty('description');
     });
 
+    it('takes back the view it answered: identity equal to the address and read-only fields are ignored', async () => {
+      const view = await upsert.execute(openai);
+      const again = await update.execute({ ...llm, profileId: 'openai' }, { ...view.profile, secretsSet: [], name: 'Same' });
+      expect(again).toMatchObject({ ...llm, profileId: 'openai', name: 'Same', secretsSet: ['apiKey'], createdAt: view.profile.createdAt });
+      const stored = await queries.get({ ...llm, profileId: 'openai' });
+      expect(stored.config).toEqual({ providerID: 'openai', apiKey: MASK_TOKEN, model: 'gpt-4o-mini', temperature: 0.2 });
+    });
+
+    it('refuses an identity that differs from the address with 400 naming the fields, before any lookup', async () => {
+      await upsert.execute(openai);
+      expect(
+        await rejection(update.execute({ ...llm, profileId: 'openai' }, { module: 'llm', profileId: 'other', name: 'x' })),
+      ).toEqual({
+        status: 400,
+        code: 'PROFILE_IDENTITY_MISMATCH',
+        message: 'invalid input: profileId',
+        details: [{ field: 'profileId', problems: ['profileId must equal the path ("openai") or be left out; a profile keeps its address'] }],
+      });
+      // 400, not 404: the body is wrong whatever the path names.
+      expect(await rejection(update.execute({ ...llm, profileId: 'ghost' }, { kind: 'other' }))).toMatchObject({ status: 400 });
+      expect((await queries.get({ ...llm, profileId: 'openai' })).name).toBe('OpenAI');
+    });
+
     it('answers 404 for updating or deleting a missing profile', async () => {
       expect(await rejection(update.execute({ ...llm, profileId: 'ghost' }, { name: 'x' }))).toMatchObject({
         status: 404,

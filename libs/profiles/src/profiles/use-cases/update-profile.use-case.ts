@@ -10,10 +10,26 @@ import { ProfileRepository } from '../persistence/profile.repository';
 import { ProfilesOutbox } from '../persistence/profiles.outbox';
 import { ProfilesException } from '../profiles.exception';
 
+const IDENTITY = ['module', 'kind', 'profileId'] as const;
+
+/**
+ * A client may send back the object GET answered, identity included; an identity that names
+ * another profile is refused rather than ignored, since the caller may believe it renames or moves
+ * the profile.
+ */
+function assertSameIdentity(address: ProfileAddress, dto: UpdateProfileDto): void {
+  const problems = IDENTITY.filter((key) => dto[key] !== undefined && dto[key] !== address[key]).map((key) => ({
+    field: key,
+    problems: [`${key} must equal the path (${JSON.stringify(address[key])}) or be left out; a profile keeps its address`],
+  }));
+  if (problems.length) throw ProfilesException.identityMismatch(problems);
+}
+
 /**
  * `PUT /admin/profiles/{module}/{kind}/{id}`: changes what the body names. Config keys are merged
  * over the stored config (an empty string or null clears one, the mask token keeps a stored secret);
- * an empty description removes it. Announces `updated`.
+ * an empty description removes it. Identity fields equal to the path and the read-only fields of the
+ * GET answer (`secretsSet`, `createdAt`, `updatedAt`) are accepted and ignored. Announces `updated`.
  */
 @Injectable()
 export class UpdateProfileUseCase {
@@ -25,6 +41,7 @@ export class UpdateProfileUseCase {
   ) {}
 
   async execute(address: ProfileAddress, dto: UpdateProfileDto): Promise<ProfileViewDto> {
+    assertSameIdentity(address, dto);
     const kind = this.kinds.require(address.module, address.kind);
     const incoming = dto.config ?? {};
     const live = await this.liveOptions.forKind(kind, Object.keys(incoming));

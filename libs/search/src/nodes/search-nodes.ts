@@ -1,3 +1,5 @@
+import { SETTINGS_SCHEMA_DIALECT } from '@flowplane/flow/ir';
+
 /** Manifests of the search flow nodes (spec "Search flow nodes"), registered with flow-runtime as remote nodes. */
 export const SEARCH_UPSERT_NODE = 'svc/search-upsert';
 export const SEARCH_QUERY_NODE = 'svc/search-query';
@@ -17,7 +19,7 @@ export const SEARCH_NODE_MANIFESTS = [
     kind: 'action',
     description:
       'Indexes one or more documents {id, text?, vector?, payload?} from the packet: `documents` (array), `document`, an array packet, or the packet itself when it has an `id`. Documents with an empty or missing vector are embedded from their text. Emits the packet with `index` and `upserted` (count) on `out`; failures go to `Error`.',
-    settingsSchema: { type: 'object', required: ['index'], properties: { index: indexProp } },
+    settingsSchema: { $schema: SETTINGS_SCHEMA_DIALECT, type: 'object', required: ['index'], properties: { index: indexProp } },
     inputs: [{ port: 'in' }],
     outputs: [{ port: 'out' }, { port: 'Error' }],
   },
@@ -28,6 +30,7 @@ export const SEARCH_NODE_MANIFESTS = [
     description:
       'Semantic query of an index by text (packet field `queryKey`, default `query`, else `text`) or by `vector`, with optional packet `payload`/`filter`. Emits the packet with `hits` [{id, score, payload}], `exhausted` and `index` on `out`; failures go to `Error`.',
     settingsSchema: {
+      $schema: SETTINGS_SCHEMA_DIALECT,
       type: 'object',
       required: ['index'],
       properties: {

@@ -1,3 +1,4 @@
+import { SETTINGS_SCHEMA_DIALECT } from '@flowplane/flow/ir';
 import { ERROR_PORT, type NodeContext, type NodeDefinition, type NodeManifest } from '@flowplane/flow/engine';
 import {
   buildSystemPrompt,
@@ -59,6 +60,7 @@ export function llmChatManifest(callTimeoutMs: number, providerIds: string[]): N
     description:
       'Calls a chat model. Settings come from the selected `llm-chat` profile with the node\'s own values on top (a blank overridable value defers to the profile). The packet supplies `messages` ({role, content} list) or a `prompt` (also `message`, `text`, `query`, or a plain string). `systemPrompt` is the base system prompt; `replyStyle` (short, normal, detailed) and `examplesPolicy` (avoid, when_asked, always) append plain directives when not neutral. With `stream` true every chunk becomes a `token` run event as it arrives. Emits `{content, sources, actions, usage}` on `Reply` (`sources` and `actions` of the input packet forwarded unchanged), or `{error}` on `Error`. Every call, failed ones included, writes a row to the usage ledger with the profile id.',
     settingsSchema: {
+      $schema: SETTINGS_SCHEMA_DIALECT,
       type: 'object',
       properties: {
         profile: { type: 'string', title: 'Profile', description: 'An llm-chat profile (provider, key, endpoint, model, tuning).', 'x-profile-kind': 'llm-chat', 'x-overrides': PROFILE_OVERRIDES, 'x-order': 1 },
@@ -122,6 +124,7 @@ export function guardManifest(callTimeoutMs: number, guardIds: string[], provide
     description:
       'A pass-through safety router. Checks the text with the guard `guardID` (blocklist: `terms`, `patterns`; pii: `detect` of email, phone, card; llm-classifier: asks the model of `profile`/`providerID` with a fixed rubric). The whole packet goes on `Allow` or `Flag` unchanged; `Block` carries `{content: refusal, refusal: true, guard}`. `role` input checks the latest user message, output the draft `content` (on a streamed draft the check runs once the full draft exists, it cannot suppress tokens already sent). When the guard itself fails (classifier outage or garbled verdict), `onError` open allows and closed blocks. `action` chooses flag or block for a match (default block for blocklist, flag for pii).',
     settingsSchema: {
+      $schema: SETTINGS_SCHEMA_DIALECT,
       type: 'object',
       properties: {
         guardID: { type: 'string', enum: guardIds, title: 'Guard', 'x-order': 1 },

@@ -45,8 +45,9 @@ export class NodeListingService {
       const kind = property['x-profile-kind'];
       if (!kind) continue;
       const ids = options.get(kind);
-      if (ids) property.enum = ids;
-      else property['x-options-unavailable'] = true;
+      // JSON Schema forbids an empty enum: with no profiles yet the selector stays a plain string.
+      if (ids?.length) property.enum = ids;
+      else if (!ids) property['x-options-unavailable'] = true;
     }
     view.remote = this.remote?.isRemote(manifest.id) ?? false;
     if (view.remote) view.source = this.remote?.sourceOf(manifest.id);

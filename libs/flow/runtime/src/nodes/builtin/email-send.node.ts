@@ -1,3 +1,4 @@
+import { SETTINGS_SCHEMA_DIALECT } from '@flowplane/flow/ir';
 import { EmailSendPayload, Topics } from '@flowplane/contracts';
 import type { NodeDefinition, NodeHandler, NodeManifest } from '@flowplane/flow/engine';
 import { ERROR_PORT } from '@flowplane/flow/engine';
@@ -21,6 +22,7 @@ export const emailSendManifest: NodeManifest = {
   description:
     'Publishes `email.send` for the mail sender with the packet on `Email` ({to, subject, text and/or html, cc?, bcc?, from?, replyTo?}). Emits `Sent` {messageId} (the envelope id, on which delivery is idempotent: a UUIDv5 of the step key, so a step run again after a crash or redelivery sends the same id); an invalid packet or a bus failure goes to `Error` {error}.',
   settingsSchema: {
+    $schema: SETTINGS_SCHEMA_DIALECT,
     type: 'object',
     properties: {
       from: {

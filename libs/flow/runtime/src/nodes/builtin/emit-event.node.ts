@@ -1,3 +1,4 @@
+import { SETTINGS_SCHEMA_DIALECT } from '@flowplane/flow/ir';
 import { DEFAULT_PORT, ERROR_PORT, type NodeDefinition, type NodeHandler, type NodeManifest } from '@flowplane/flow/engine';
 import { type BusPublisher, NodeInputError, TOPIC_PATTERN } from './bus-publisher';
 import { getPath } from './template';
@@ -12,6 +13,7 @@ export const emitEventManifest: NodeManifest = {
   description:
     'Publishes an event on the bus. Topic: config `topic`, else the packet field `topic` (lowercase dot-separated segments, for example `orders.created`; `.dlq` topics are refused). Payload: the value at `payloadFrom` of the packet, else the whole packet. Emits `out` {eventId, topic}; a bad topic or a bus failure goes to `Error` {error}.',
   settingsSchema: {
+    $schema: SETTINGS_SCHEMA_DIALECT,
     type: 'object',
     properties: {
       topic: {

@@ -1,3 +1,4 @@
+import { SETTINGS_SCHEMA_DIALECT } from '@flowplane/flow/ir';
 import { DEFAULT_PORT, type NodeDefinition, type NodeHandler, type NodeManifest } from '@flowplane/flow/engine';
 
 export const EVENT_SOURCE_ID = 'svc/event-source';
@@ -9,6 +10,7 @@ export const eventSourceManifest: NodeManifest = {
   description:
     'Start node of a flow run by bus events: a published flow consumes `eventName` in consumer group `groupID`, and each event becomes the run input, emitted unchanged on `out`.',
   settingsSchema: {
+    $schema: SETTINGS_SCHEMA_DIALECT,
     type: 'object',
     properties: {
       eventName: {

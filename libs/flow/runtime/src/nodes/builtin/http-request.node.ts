@@ -1,3 +1,4 @@
+import { SETTINGS_SCHEMA_DIALECT } from '@flowplane/flow/ir';
 import http from 'node:http';
 import https from 'node:https';
 import { DEFAULT_PORT, ERROR_PORT, type NodeDefinition, type NodeHandler, type NodeManifest } from '@flowplane/flow/engine';
@@ -40,6 +41,7 @@ export const httpRequestManifest: NodeManifest = {
   description:
     'Calls an external HTTP(S) URL. `url` and header values may hold `{{ path }}` placeholders over {input, packet, meta, step} (values inserted into the URL are percent-encoded; `{{ step.key }}` is the idempotency key of the step, the same when a step runs again, for an `Idempotency-Key` header). The body is the packet value at `bodyFrom` (strings as text, anything else as JSON; never for GET/HEAD). Private, loopback, link-local, unique-local, CGNAT and unspecified targets are refused unless FLOW_HTTP_ALLOW_PRIVATE=true; the host is resolved once and the connection goes to the checked address. Redirects are not followed. Any HTTP response, 4xx/5xx included, is emitted on `out` {status, headers, body} (body parsed when JSON); refusals, network errors, timeouts and oversized responses go to `Error` {error}.',
   settingsSchema: {
+    $schema: SETTINGS_SCHEMA_DIALECT,
     type: 'object',
     properties: {
       method: { type: 'string', enum: [...METHODS], title: 'Method', default: 'GET', 'x-order': 1 },

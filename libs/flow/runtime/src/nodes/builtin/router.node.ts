@@ -1,3 +1,4 @@
+import { SETTINGS_SCHEMA_DIALECT } from '@flowplane/flow/ir';
 import { DEFAULT_PORT, type NodeDefinition, type NodeHandler, type NodeManifest } from '@flowplane/flow/engine';
 import { getPath } from './template';
 import { isPlainObject } from './template-render.node';
@@ -18,6 +19,7 @@ export const routerManifest: NodeManifest = {
   description:
     'Pass-through: emits a copy of the whole packet on one port. The port is the string at `portFrom` (a dotted path of the packet) when it is one of `ports`, otherwise `default`. Draw one edge per port with a condition such as `port == "billing"`.',
   settingsSchema: {
+    $schema: SETTINGS_SCHEMA_DIALECT,
     type: 'object',
     properties: {
       ports: {

@@ -1,3 +1,4 @@
+import { SETTINGS_SCHEMA_DIALECT } from '@flowplane/flow/ir';
 import { DEFAULT_PORT, type NodeDefinition, type NodeHandler, type NodeManifest } from '@flowplane/flow/engine';
 import { renderTemplate } from './template';
 
@@ -16,6 +17,7 @@ export const templateRenderManifest: NodeManifest = {
   description:
     'Renders `template` against {input, packet, meta} (`{{ input.name }}`; `packet` is the same packet as `input`; a missing path renders empty) and emits the packet with the text stored under `target`: `{...input, [target]: text}` (a non-object input becomes `{[target]: text}`).',
   settingsSchema: {
+    $schema: SETTINGS_SCHEMA_DIALECT,
     type: 'object',
     properties: {
       template: {

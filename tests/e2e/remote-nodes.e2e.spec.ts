@@ -146,6 +146,31 @@ describe('remote nodes registered by another service', () => {
     expect(run.body).toMatchObject({ status: 'completed', output: { error: expect.stringContaining('answered 500: crm exploded') } });
   });
 
+  it('fails the run when the remote node answers 5xx and no edge takes its Error port', async () => {
+    // One edge per port, selected by condition (spec rule 6), and none drawn for Error.
+    const noErrorEdge = {
+      ...flow,
+      nodes: flow.nodes.filter((n) => n.id !== 'failed'),
+      edges: [
+        { id: 'e1', from: 'start', to: 'lookup' },
+        { id: 'e2', from: 'lookup', to: 'found', condition: 'port == "out"' },
+      ],
+    };
+    expect((await call(`${api}/flows`, { method: 'POST', bearer: admin, ...json({ id: 'remote-no-error-edge', name: 'No error edge' }) })).status).toBe(201);
+    const saved = await call(`${api}/flows/remote-no-error-edge/versions`, { method: 'POST', bearer: admin, ...json(noErrorEdge) });
+    expect((await call(`${api}/flows/remote-no-error-edge/publish`, { method: 'POST', bearer: admin, ...json({ versionID: saved.body.versionId }) })).status).toBe(200);
+
+    const ok = await call(`${api}/flows/remote-no-error-edge/runs`, { method: 'POST', bearer: admin, ...json({ input: { email: 'ada@example.com' } }) });
+    expect(ok.body).toMatchObject({ status: 'completed', output: { customerId: 'c-us-1' } });
+    const run = await call(`${api}/flows/remote-no-error-edge/runs`, { method: 'POST', bearer: admin, ...json({ input: { email: 'boom@example.com' } }) });
+    expect(run.status).toBe(200);
+    expect(run.body).toMatchObject({ status: 'failed', error: { code: 'REMOTE_NODE_ERROR', nodeId: 'lookup', message: expect.stringContaining('answered 500: crm exploded') } });
+    expect(run.body.output).toBeUndefined();
+    const stored = await call(`${api}/runs/${run.body.runId}`, { bearer: admin });
+    expect(stored.body).toMatchObject({ status: 'failed', error: { code: 'REMOTE_NODE_ERROR' } });
+    expect(stored.body.timeline.map((e: { type: string }) => e.type)).toContain('run.failed');
+  });
+
   it('applies a manifest registered again to the already published version at once', async () => {
     const runOnce = async () => {
       const run = await call(`${api}/flows/remote-lookup/runs`, { method: 'POST', bearer: admin, ...json({ input: { email: 'ada@example.com' } }) });

@@ -59,6 +59,23 @@ describe('scheduler routes through the gateway', () => {
     expect((await call(`${platform.url}/api/v1/flows/schedules`, { bearer: await token('bob', []) })).status).toBe(403);
     expect((await call(`${platform.url}/api/v1/flows/schedules`, { bearer: await token('carol', ['admin:access'], { active: false }) })).status).toBe(403);
   });
+
+  it('deletes an entry with 204; it is gone from reads and the list, and an unknown id is a 404', async () => {
+    const url = `${platform.url}/api/v1/flows/schedules/weekly-digest`;
+    const put = await call(url, { method: 'PUT', bearer: admin, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ cron: '0 8 * * 1', topic: 'digest.weekly' }) });
+    expect(put.status).toBe(200);
+    expect((await call(url, { method: 'DELETE' })).status).toBe(401);
+    expect((await call(url, { method: 'DELETE', bearer: await token('bob', []) })).status).toBe(403);
+    const del = await call(url, { method: 'DELETE', bearer: admin });
+    expect(del.status).toBe(204);
+    expect(del.text).toBe('');
+    expect((await call(url, { bearer: admin })).status).toBe(404);
+    const list = await call(`${platform.url}/api/v1/flows/schedules`, { bearer: admin });
+    expect(list.body.map((s: { id: string }) => s.id)).not.toContain('weekly-digest');
+    const again = await call(url, { method: 'DELETE', bearer: admin });
+    expect(again.status).toBe(404);
+    expect(again.body).toMatchObject({ statusCode: 404, code: 'SCHEDULE_NOT_FOUND' });
+  });
 });
 
 describe('scheduler across two replicas', () => {
@@ -112,6 +129,24 @@ describe('scheduler across two replicas', () => {
     expect(new Date(after.nextRunAt).getTime()).toBeGreaterThan(due.getTime());
     expect(after.lastFiredAt).toBe(due.toISOString());
     await sub.stop();
+  });
+
+  it('never fires a deleted entry', async () => {
+    const admin = await token('alice', ['admin:access']);
+    const fired: unknown[] = [];
+    const sub = await bus.subscribe(['jobs.doomed'], { groupId: 'test-doomed', fromBeginning: true }, async (e) => {
+      fired.push(e.data);
+    });
+    try {
+      const put = await call(`${a.url}/api/v1/flows/schedules/doomed`, { method: 'PUT', bearer: admin, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ cron: '*/5 * * * *', topic: 'jobs.doomed' }) });
+      const due = new Date(new Date(put.body.nextRunAt).getTime() + 1000);
+      expect((await call(`${b.url}/api/v1/flows/schedules/doomed`, { method: 'DELETE', bearer: admin })).status).toBe(204);
+      await Promise.all([a.app.get(SchedulerService).tick(due), b.app.get(SchedulerService).tick(due)]);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(fired).toEqual([]);
+    } finally {
+      await sub.stop();
+    }
   });
 
   it('claims a firing once even when two replicas both believe they lead', async () => {

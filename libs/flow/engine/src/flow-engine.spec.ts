@@ -306,6 +306,30 @@ describe('FlowEngine handler errors', () => {
     expect(await engine.start(b, {}).done).toMatchObject({ status: 'failed', error: { message: expect.stringContaining('invalid output') } });
   });
 
+  it('fails the run when every edge of the failing node selects another port by condition', async () => {
+    const { registry, engine, of } = setup((r) => r.define(manifest('t/remote', ['out', 'Error']), failing));
+    // Rule 6 style: one edge per port, each with a condition selecting it; nobody drew the Error edge.
+    const flow = compileFlow(doc([start, { id: 'call', kind: 'action', action_ref: 't/remote' }, end], [
+      { from: 'start', to: 'call' },
+      { from: 'call', to: 'end', condition: 'port == "out"' },
+    ]), registry);
+    const result = await engine.start(flow, {}).done;
+    expect(result).toMatchObject({ status: 'failed', error: { code: 'NODE_ERROR', message: 'smtp refused', nodeId: 'call' } });
+    expect(of('node.failed')[0].data).not.toHaveProperty('routedTo');
+  });
+
+  it('routes a failure along a conditional edge that selects the Error port', async () => {
+    const { registry, engine, of } = setup((r) => r.define(manifest('t/remote', ['out', 'Error']), failing));
+    const flow = compileFlow(doc([start, { id: 'call', kind: 'action', action_ref: 't/remote' }, { id: 'ok', kind: 'end' }, { id: 'bad', kind: 'end' }], [
+      { from: 'start', to: 'call' },
+      { from: 'call', to: 'ok', condition: 'port == "out"' },
+      { from: 'call', to: 'bad', condition: 'port == "Error" && output.error != null' },
+    ]), registry);
+    const result = await engine.start(flow, {}).done;
+    expect(result).toMatchObject({ status: 'completed', endNodeId: 'bad', output: { error: 'smtp refused' } });
+    expect(of('node.failed')[0].data).toMatchObject({ routedTo: 'Error' });
+  });
+
   it('never lets an ephemeral branch failure affect the run', async () => {
     let mailsTried = 0;
     const { registry, engine, of } = setup((r) => {

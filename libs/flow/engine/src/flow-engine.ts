@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { mergeProfile } from '@flowplane/contracts';
 import { ROOT_CHECKPOINT, type CheckpointStore } from './checkpoint-store.port';
-import type { CompiledEdge, CompiledFlow, CompiledNode } from './compile-flow';
+import type { CompiledEdge, CompiledFlow, CompiledNode, PortRoute } from './compile-flow';
 import type {
   DurableStepEvent,
   DurableStepMessage,
@@ -47,7 +47,8 @@ import { StepContext, StepState, type StepHost } from './step-context';
  *   (their signal fires, their results are dropped); ephemeral branches keep running, silently.
  *   When every branch ends without reaching an end node, the run completes with no output.
  * - A handler that throws (or times out) sends `{error}` on its node's `Error` port when the
- *   manifest declares one and an edge leaves that port; otherwise the run fails with the error.
+ *   manifest declares one and an edge of that port would fire for it (a default edge, or one
+ *   whose condition holds); otherwise the run fails with the error.
  *   A handler that throws `RunRejectedError` ends the run as `rejected`.
  * - Delivery modes: `direct` inline; `ephemeral` a detached branch that can neither fail nor end
  *   the run (and is not awaited); `checkpoint` the packet is saved in the `CheckpointStore` before
@@ -247,6 +248,24 @@ function combine(a: RunEventListener | undefined, b: RunEventListener | undefine
     }
     b(event);
   };
+}
+
+/**
+ * Whether routing a failure's `{error}` packet would fire an edge: a default edge, or a
+ * conditional one whose condition holds. When none would (every edge leaving the node selects
+ * another port by condition), the failure fails the run rather than ending the branch quietly and
+ * completing the run with no output. Condition errors are reported when the packet is routed.
+ */
+function errorRouteFires(route: PortRoute, ctx: { port: string; output: unknown; input: unknown }): boolean {
+  if (route.defaults.length > 0) return true;
+  for (const edge of route.conditional) {
+    try {
+      if (edge.condition!.evaluate(ctx).value === true) return true;
+    } catch {
+      // an edge whose condition throws does not fire
+    }
+  }
+  return false;
 }
 
 function isPromiseLike(v: unknown): v is PromiseLike<unknown> {
@@ -867,11 +886,11 @@ export class FlowEngine {
       }
       const { code, message } = describeThrown(thrown);
       const error: RunError = { code, message, nodeId };
-      const route = node.hasErrorPort ? node.route(ERROR_PORT) : undefined;
-      if (route !== undefined && (route.conditional.length > 0 || route.defaults.length > 0)) {
+      const packet = { error: message };
+      if (node.hasErrorPort && errorRouteFires(node.route(ERROR_PORT), { port: ERROR_PORT, output: packet, input: work.packet })) {
         host.emit('node.failed', { nodeId, error, durationMs, routedTo: ERROR_PORT });
         host.emit('node.completed', { nodeId, port: ERROR_PORT, ports: [ERROR_PORT], durationMs });
-        return { kind: 'outputs', outputs: [{ port: ERROR_PORT, packet: { error: message } }] };
+        return { kind: 'outputs', outputs: [{ port: ERROR_PORT, packet }] };
       }
       host.emit('node.failed', { nodeId, error, durationMs });
       return { kind: 'failed', error };

@@ -116,15 +116,25 @@ export class FlowsController {
   @Post(':id/publish')
   @HttpCode(200)
   @AdminRoute()
-  @ApiOperation({ summary: 'Publish a version or a weighted split; refused with 400 naming broken nodes' })
+  @ApiOperation({ summary: 'Publish a version, a weighted split, or with no body the latest saved version; refused with 400 naming broken nodes' })
+  @ApiBody({ type: PublishFlowDto, required: false, description: 'Either `versionID` or `variants`; no body (or `{}`) publishes the latest saved version.' })
   @ApiOkResponse({ type: PublishView })
-  async publish(@Param('id') id: string, @Body() dto: PublishFlowDto, @CurrentPrincipal() who: Principal): Promise<PublishView> {
-    if (!!dto.versionID === !!dto.variants) throw new DomainException('INVALID_PUBLISH', 400, 'give either versionID or variants');
-    if (dto.versionID) return publishView(await this.flows.publish(id, { versionId: dto.versionID }, actorOf(who)));
-    const variants = dto.variants!.map((v) => ({ label: v.label, versionId: v.versionID, weight: v.weight }));
+  @ApiConflictResponse({ description: 'No body, and the flow has no saved version yet.' })
+  async publish(@Param('id') id: string, @Body() body: PublishFlowDto | undefined, @CurrentPrincipal() who: Principal): Promise<PublishView> {
+    const dto = body ?? {};
+    if (dto.versionID && dto.variants) throw new DomainException('INVALID_PUBLISH', 400, 'give either versionID or variants, not both');
+    if (!dto.variants) return publishView(await this.flows.publish(id, { versionId: dto.versionID ?? (await this.latestVersionId(id)) }, actorOf(who)));
+    const variants = dto.variants.map((v) => ({ label: v.label, versionId: v.versionID, weight: v.weight }));
     if (!variants.some((v) => v.weight > 0)) throw new DomainException('INVALID_PUBLISH', 400, 'at least one variant needs a weight above zero');
     if (new Set(variants.map((v) => v.label)).size !== variants.length) throw new DomainException('INVALID_PUBLISH', 400, 'variant labels must be unique');
     return publishView(await this.flows.publish(id, { variants }, actorOf(who)));
+  }
+
+  /** The highest-numbered saved version of a flow (404 for an unknown flow, 409 when it has none). */
+  private async latestVersionId(flowId: string): Promise<string> {
+    const [latest] = await this.flows.listVersions(flowId);
+    if (!latest) throw new DomainException('NO_VERSION', 409, `flow ${flowId} has no saved version; save one with POST /flows/${flowId}/versions first`);
+    return latest.versionId;
   }
 
   @Post(':id/rollback')

@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { RunError, RunEvent, RunStatus } from '@flowplane/flow/engine';
 import { SERVICE_CONFIG, type ServiceConfig, STORE } from '@flowplane/platform/service';
 import type { FlowRuntimeEnv } from '../flow-runtime.env';
-import type { Collection, Store, StoreDocument } from '@flowplane/platform/store';
+import type { Collection, Filter, Store, StoreDocument } from '@flowplane/platform/store';
 
 /** A run as stored. */
 export interface RunRecord {
@@ -20,6 +20,20 @@ export interface RunRecord {
   lastSeq: number;
   /** Instance id of the engine that started the run. */
   engine?: string;
+}
+
+/** Filters of a run listing; `from` is inclusive, `to` exclusive (both on `startedAt`). */
+export interface RunQuery {
+  flowId?: string;
+  status?: RunStatus;
+  from?: Date;
+  to?: Date;
+}
+
+/** Position in a listing: the last run of the previous page. */
+export interface RunCursor {
+  at: Date;
+  runId: string;
 }
 
 interface RunDoc extends StoreDocument {
@@ -86,6 +100,9 @@ export class RunRepository implements OnModuleInit {
     await this.events.createIndex({ keys: { expiresAt: 1 }, expireAfterSeconds: 0, name: 'retention' });
     await this.events.createIndex({ keys: { runId: 1, fromSeq: 1 }, unique: true, name: 'run_seq' });
     await this.runs.createIndex({ keys: { engine: 1, status: 1 }, name: 'engine_status' });
+    // The listing, newest first: per flow (the common filter) and over all runs.
+    await this.runs.createIndex({ keys: { flowId: 1, startedAt: -1, _id: -1 }, name: 'flow_started' });
+    await this.runs.createIndex({ keys: { startedAt: -1, _id: -1 }, name: 'started' });
   }
 
   async insert(r: RunRecord): Promise<void> {
@@ -122,6 +139,23 @@ export class RunRepository implements OnModuleInit {
   async get(runId: string): Promise<RunRecord | undefined> {
     const d = await this.runs.findOne({ _id: runId });
     return d ? toRun(d) : undefined;
+  }
+
+  /** Runs newest first (`startedAt`, then id), `limit` per page, after the cursor position. */
+  async list(q: RunQuery, limit: number, after?: RunCursor): Promise<{ items: RunRecord[]; next?: RunCursor }> {
+    const filter: Filter = {};
+    // Equality filters stay top-level, where an index can serve them.
+    if (q.flowId !== undefined) filter.flowId = q.flowId;
+    if (q.status !== undefined) filter.status = q.status;
+    const clauses: Filter[] = [];
+    if (q.from || q.to) clauses.push({ startedAt: { ...(q.from ? { $gte: q.from } : {}), ...(q.to ? { $lt: q.to } : {}) } });
+    if (after) clauses.push({ $or: [{ startedAt: { $lt: after.at } }, { startedAt: after.at, _id: { $lt: after.runId } }] });
+    if (clauses.length) filter.$and = clauses;
+    // Outputs can be large and a listing does not show them.
+    const docs = await this.runs.find(filter, { sort: { startedAt: -1, _id: -1 }, limit: limit + 1, projection: { outputJson: 0 } });
+    const items = docs.slice(0, limit).map(toRun);
+    const last = items[items.length - 1];
+    return { items, next: docs.length > limit && last ? { at: last.startedAt, runId: last.runId } : undefined };
   }
 
   /** Runs recorded as running that the given engine instance started. */

@@ -1,9 +1,12 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiBearerAuth, ApiBody, ApiHeader, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiProperty, ApiPropertyOptional, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBadRequestResponse, ApiBearerAuth, ApiBody, ApiHeader, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiProperty, ApiPropertyOptional, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { IsObject, IsOptional, IsString } from 'class-validator';
 import type { Request, Response } from 'express';
 import type { RunEvent } from '@flowplane/flow/engine';
 import { AdminRoute, CurrentPrincipal, type Principal } from '@flowplane/platform/auth';
+import { DomainException } from '@flowplane/platform/http';
+import type { RunRecord } from './run.repository';
+import { ListRunsQueryDto, RUNS_PAGE_DEFAULT, RunPageView, type RunSummaryView } from './dto/list-runs.dto';
 import { RunsService } from './runs.service';
 
 /** Body of POST /flows/{id}/runs. */
@@ -48,6 +51,36 @@ export class RunView extends RunResultView {
 }
 
 const KEEPALIVE_MS = 15_000;
+
+function encodeCursor(at: Date, runId: string): string {
+  return Buffer.from(JSON.stringify([at.getTime(), runId])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { at: Date; runId: string } {
+  try {
+    const [t, runId] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [unknown, unknown];
+    if (typeof t === 'number' && Number.isFinite(t) && typeof runId === 'string') return { at: new Date(t), runId };
+  } catch {
+    /* falls through */
+  }
+  throw new DomainException('INVALID_CURSOR', 400, 'cursor is not a nextCursor of this listing');
+}
+
+/** A run in a listing; fields a run does not have are left out rather than sent as null. */
+function summaryView(r: RunRecord): RunSummaryView {
+  return {
+    runId: r.runId,
+    flowId: r.flowId,
+    versionId: r.versionId,
+    ...(r.variant ? { variant: r.variant } : {}),
+    status: r.status,
+    startedBy: r.startedBy,
+    startedAt: r.startedAt.toISOString(),
+    ...(r.finishedAt ? { finishedAt: r.finishedAt.toISOString() } : {}),
+    ...(r.durationMs != null ? { durationMs: r.durationMs } : {}),
+    ...(r.error ? { error: r.error as unknown as Record<string, unknown> } : {}),
+  };
+}
 
 /** Writes run events as Server-Sent Events (`id` = sequence number, so Last-Event-ID resumes exactly). */
 function openSse(res: Response, req: Request): { send(e: RunEvent): void; end(): void; onClose(fn: () => void): void } {
@@ -115,6 +148,19 @@ export class RunsController {
     res.status(200).json({ runId: r.runId, status: r.status, output: r.output, versionId: r.versionId, error: r.error });
   }
 
+  @Get('runs')
+  @AdminRoute()
+  @ApiOperation({ summary: 'Runs, newest first, filtered by flow, status and start time; paged with an opaque cursor' })
+  @ApiOkResponse({ type: RunPageView })
+  @ApiBadRequestResponse({ description: 'An unknown query parameter, an invalid flowId, status, timestamp, limit or cursor, or `from` not before `to`.' })
+  async list(@Query() q: ListRunsQueryDto): Promise<RunPageView> {
+    const from = q.from ? new Date(q.from) : undefined;
+    const to = q.to ? new Date(q.to) : undefined;
+    if (from && to && from.getTime() >= to.getTime()) throw new DomainException('INVALID_RANGE', 400, '`from` must be before `to`');
+    const page = await this.runs.list({ flowId: q.flowId, status: q.status, from, to }, q.limit ?? RUNS_PAGE_DEFAULT, q.cursor ? decodeCursor(q.cursor) : undefined);
+    return { items: page.items.map(summaryView), ...(page.next ? { nextCursor: encodeCursor(page.next.at, page.next.runId) } : {}) };
+  }
+
   @Get('runs/:runId')
   @AdminRoute()
   @ApiOperation({ summary: 'One run: status, output or error, timings' })
@@ -143,13 +189,20 @@ export class RunsController {
   @ApiOperation({ summary: 'The run as Server-Sent Events; reconnect with Last-Event-ID to replay exactly what was missed' })
   @ApiHeader({ name: 'Last-Event-ID', required: false })
   @ApiProduces('text/event-stream')
-  @ApiOkResponse({ description: 'Events run.started, node.started, node.completed, token, run.completed, run.failed, run.rejected, run.cancelled (and node.failed, node.warning, node.log, condition.error).' })
+  @ApiOkResponse({ description: 'Events run.started, node.started, node.completed, token, run.completed, run.failed, run.rejected, run.cancelled (and node.failed, node.warning, node.log, condition.error). The stream ends after the final event.' })
+  @ApiNoContentResponse({ description: 'The run has ended and Last-Event-ID is at or past its final event: nothing is left to send (a browser EventSource stops reconnecting on 204).' })
+  @ApiNotFoundResponse({ description: 'No run with this id.' })
   async events(@Param('runId') runId: string, @Headers('last-event-id') lastEventId: string | undefined, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const after = Number.parseInt(lastEventId ?? '0', 10);
-    // Resolve the run first so an unknown id is a JSON 404, not an empty stream.
-    await this.runs.get(runId);
+    const parsed = Number.parseInt(lastEventId ?? '0', 10);
+    const after = Number.isFinite(parsed) && parsed > 0 ? parsed : 0;
+    // Resolves the run first, so an unknown id is a JSON 404, not an empty stream.
+    const finalSeq = await this.runs.finalSeq(runId);
+    if (finalSeq !== undefined && after > 0 && after >= finalSeq) {
+      res.status(204).end();
+      return;
+    }
     const sse = openSse(res, req);
-    const stop = await this.runs.follow(runId, Number.isFinite(after) && after > 0 ? after : 0, (e) => sse.send(e), () => sse.end());
+    const stop = await this.runs.follow(runId, after, (e) => sse.send(e), () => sse.end());
     sse.onClose(stop);
   }
 

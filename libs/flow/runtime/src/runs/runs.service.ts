@@ -10,7 +10,7 @@ import type { FlowRuntimeEnv } from '../flow-runtime.env';
 import type { FlowVersion, PublishVariant } from '../flows/flow.entities';
 import { FlowsService } from '../flows/flows.service';
 import { NODE_REGISTRY } from '../nodes/nodes.module';
-import { RunRepository, type RunRecord } from './run.repository';
+import { type RunCursor, type RunQuery, RunRepository, type RunRecord } from './run.repository';
 import { StoreCheckpointStore } from './store-checkpoint.store';
 
 const TERMINAL = new Set(['run.completed', 'run.failed', 'run.rejected', 'run.cancelled']);
@@ -340,11 +340,32 @@ export class RunsService implements OnApplicationBootstrap, OnApplicationShutdow
     return { run, timeline };
   }
 
+  /** Runs newest first, filtered and paged (GET /runs). */
+  list(q: RunQuery, limit: number, after?: RunCursor): Promise<{ items: RunRecord[]; next?: RunCursor }> {
+    return this.repo.list(q, limit, after);
+  }
+
   /** Cancels a running run; 404 for an unknown run, 409 when it already ended. */
   async cancel(runId: string): Promise<void> {
     const run = await this.repo.get(runId);
     if (!run) throw new DomainException('RUN_NOT_FOUND', 404, `no run ${runId}`);
     if (!this.engine.cancel(runId, 'cancelled through the API')) throw new DomainException('RUN_ENDED', 409, `run ${runId} is not running (status ${run.status})`);
+  }
+
+  /**
+   * The sequence number of the run's final event once it has ended, undefined while it runs; 404
+   * for an unknown run. A reader whose Last-Event-ID is at or past it has seen everything.
+   */
+  async finalSeq(runId: string): Promise<number | undefined> {
+    const run = await this.repo.get(runId);
+    if (!run) throw new DomainException('RUN_NOT_FOUND', 404, `no run ${runId}`);
+    const live = this.channels.get(runId);
+    if (live) {
+      if (!live.ended) return undefined;
+      for (let i = live.events.length - 1; i >= 0; i--) if (TERMINAL.has(live.events[i].type)) return live.events[i].seq;
+      return undefined;
+    }
+    return run.status === 'running' ? undefined : run.lastSeq;
   }
 
   /**
@@ -361,11 +382,19 @@ export class RunsService implements OnApplicationBootstrap, OnApplicationShutdow
       return () => undefined;
     }
     let last = afterSeq;
+    let ended = false;
     const forward = (e: RunEvent) => {
-      if (e.seq <= last) return;
-      last = e.seq;
-      listener(e);
-      if (TERMINAL.has(e.type)) onEnd();
+      if (ended) return;
+      if (e.seq > last) {
+        last = e.seq;
+        listener(e);
+      }
+      // The stream ends with the run even when the reader had already seen the final event (a
+      // reconnect whose Last-Event-ID is at or past it): there is nothing left to wait for.
+      if (TERMINAL.has(e.type)) {
+        ended = true;
+        onEnd();
+      }
     };
     for (const e of live.events) forward(e);
     if (live.ended) return () => undefined;

@@ -45,6 +45,11 @@ export class ScheduleRepository implements OnModuleInit {
     await this.entries.replaceOne({ _id: e.id }, this.fields(e), { upsert: true });
   }
 
+  /** Removes an entry; false when there was none. */
+  async delete(id: string): Promise<boolean> {
+    return (await this.entries.deleteOne({ _id: id })).deletedCount === 1;
+  }
+
   /** Entries due at `now`. */
   async due(now: Date): Promise<ScheduleEntry[]> {
     return (await this.entries.find({ enabled: true, nextRunAt: { $lte: now } }, { sort: { nextRunAt: 1 }, limit: 100 })).map(toEntity);

@@ -1,5 +1,5 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiExcludeEndpoint, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiExcludeEndpoint, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { INTERNAL_PERMS } from '@flowplane/contracts';
 import { AdminRoute, Internal } from '@flowplane/platform/auth';
 import { PutScheduleDto, ScheduleView, SeedResultView, SeedSchedulesDto } from './dto/schedule.dto';
@@ -38,6 +38,17 @@ export class SchedulesController {
   @ApiOkResponse({ type: ScheduleView })
   put(@Param('id') id: string, @Body() dto: PutScheduleDto): Promise<ScheduleView> {
     return this.schedules.put(id, dto);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @AdminRoute()
+  @ApiOperation({ summary: 'Delete an entry: it fires no more. A seeded entry returns when its module seeds again at start; PUT enabled: false keeps it off' })
+  @ApiParam({ name: 'id', example: 'nightly-report' })
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiNotFoundResponse({ description: 'No entry with this id.' })
+  async delete(@Param('id') id: string): Promise<void> {
+    await this.schedules.delete(id);
   }
 }
 

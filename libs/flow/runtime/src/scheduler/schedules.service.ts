@@ -52,6 +52,15 @@ export class SchedulesService {
     return view(entry);
   }
 
+  /**
+   * Removes an entry: it fires no more (a firing already claimed is still delivered). A module's
+   * seeded entry comes back when the module seeds again at its next start; PUT `enabled: false`
+   * keeps such an entry off for good.
+   */
+  async delete(id: string): Promise<void> {
+    if (!(await this.repo.delete(id))) throw new DomainException(SchedulesExceptionCode.NOT_FOUND, 404, `no schedule ${id}`);
+  }
+
   /** Inserts entries that do not exist yet; existing ones are never retimed or re-enabled. */
   async seed(dto: SeedSchedulesDto): Promise<{ inserted: string[]; existing: string[] }> {
     const inserted: string[] = [];

@@ -24,18 +24,20 @@ export class TemplatesController {
     return this.registry.search(q);
   }
 
-  @Get(':module/:slug')
+  // A wildcard, because the id holds a slash: `flow/echo` arrives as two segments, and
+  // `flow%2Fecho` (what a client that encodes the id sends) as one that Express decodes.
+  @Get('*id')
   @AdminRoute()
   @ApiOperation({ summary: 'One template document, in spec form (default) or IR' })
-  @ApiParam({ name: 'module', example: 'flow' })
-  @ApiParam({ name: 'slug', example: 'echo' })
+  @ApiParam({ name: 'id', type: String, example: 'flow/echo', description: 'Template id `<module>/<slug>`; the slash may be sent as it is or percent-encoded (`flow%2Fecho`).' })
   @ApiQuery({ name: 'format', required: false, enum: ['spec', 'ir'] })
   @ApiOkResponse({ description: 'The document (`flowdef: "1.0"` spec form, or the IR workflow).', schema: { type: 'object', additionalProperties: true } })
   @ApiNotFoundResponse({ description: 'Unknown template id.' })
-  get(@Param('module') module: string, @Param('slug') slug: string, @Query('format') format = 'spec'): unknown {
+  get(@Param('id') segments: string[] | string, @Query('format') format = 'spec'): unknown {
     if (format !== 'spec' && format !== 'ir') throw new DomainException('INVALID_FORMAT', 400, 'format must be spec or ir');
-    const t = this.registry.get(`${module}/${slug}`);
-    if (!t) throw new DomainException('TEMPLATE_NOT_FOUND', 404, `no template ${module}/${slug}`);
+    const id = Array.isArray(segments) ? segments.join('/') : segments;
+    const t = this.registry.get(id);
+    if (!t) throw new DomainException('TEMPLATE_NOT_FOUND', 404, `no template ${id}`);
     const doc = { ...t.document, name: t.document.name ?? t.name, description: t.document.description ?? t.description };
     return format === 'ir' ? doc : irToSpec(doc);
   }

@@ -135,6 +135,27 @@ describe('module settings through the gateway', () => {
       expect(field((await adminRead('site')).body, 'support_email')).toMatchObject({ value: 'help@e2e.test', source: 'env' });
     });
 
+    it('refuses search settings its environment check would refuse (prefix, limit) with 400, storing nothing', async () => {
+      const before = (await adminRead('search')).body;
+      const res = await put('search', { index_prefix: 'bad.prefix!', default_limit: 0, default_distance: 'manhattan' });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 'SETTINGS_INVALID' });
+      expect(res.body.details).toEqual([
+        { field: 'values.index_prefix', problems: ['must be up to 40 letters, digits, "_" or "-"'] },
+        { field: 'values.default_limit', problems: ['must be at least 1'] },
+        { field: 'values.default_distance', problems: ['must be one of: cosine, dot, euclid'] },
+      ]);
+      expect((await put('search', { default_limit: 2.5 })).body.details).toEqual([{ field: 'values.default_limit', problems: ['must be a whole number'] }]);
+      expect((await put('search', { default_limit: 10_001 })).body.details).toEqual([{ field: 'values.default_limit', problems: ['must be at most 10000'] }]);
+      expect((await put('search', { index_prefix: 'p'.repeat(41) })).status).toBe(400);
+      expect((await adminRead('search')).body).toEqual(before);
+      const ok = await put('search', { index_prefix: 'tenant_a-', default_limit: '25' });
+      expect(ok.status).toBe(200);
+      expect(field(ok.body, 'index_prefix')).toMatchObject({ value: 'tenant_a-', source: 'stored' });
+      expect(field(ok.body, 'default_limit')).toMatchObject({ value: 25, source: 'stored' });
+      expect((await put('search', { index_prefix: '', default_limit: null })).status).toBe(200);
+    });
+
     it('takes the values under `values`: a bare map or extra fields are refused', async () => {
       const bare = await call(`${url}/api/v1/admin/settings/site`, { method: 'PUT', bearer: admin, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ support_email: 'x@y.z' }) });
       expect(bare.status).toBe(400);

@@ -22,6 +22,16 @@ export interface SettingField {
   env_var?: string;
   /** Allowed values (inline). */
   options?: readonly string[];
+  /** A string value must match this regular expression (its source; anchor it). */
+  pattern?: string;
+  /** What `pattern` allows, in words, for the 400 (for example `up to 40 letters, digits, "_" or "-"`). */
+  patternHint?: string;
+  /** A number value must be a whole number. */
+  integer?: boolean;
+  /** Smallest allowed number value. */
+  min?: number;
+  /** Largest allowed number value. */
+  max?: number;
   /** Readable without a token through GET /api/v1/settings/{module}/{key} (never when sensitive). */
   public?: boolean;
   /** Masked in every read, event and log. */

@@ -43,6 +43,30 @@ describe('SettingsUpdateValidator', () => {
     expect(result.writes.size).toBe(0);
   });
 
+  it('holds values to the declared pattern, whole-number and bounds constraints', () => {
+    const bounded: ModuleSettings = {
+      module: 'idx',
+      fields: [
+        { key: 'prefix', type: 'string', label: 'Prefix', pattern: '^[a-z_]{0,4}$', patternHint: 'up to 4 of a-z or "_"' },
+        { key: 'raw', type: 'string', label: 'Raw', pattern: '^x+$' },
+        { key: 'top', type: 'number', label: 'Top', integer: true, min: 1, max: 100 },
+      ],
+    };
+    const check = (input: Record<string, unknown>) => validator.plan(bounded, input, {});
+    expect(check({ prefix: 'has.dot!', raw: 'y', top: 2.5 }).problems).toEqual([
+      { field: 'values.prefix', problems: ['must be up to 4 of a-z or "_"'] },
+      { field: 'values.raw', problems: ['must match ^x+$'] },
+      { field: 'values.top', problems: ['must be a whole number'] },
+    ]);
+    expect(check({ top: 0 }).problems).toEqual([{ field: 'values.top', problems: ['must be at least 1'] }]);
+    expect(check({ top: '101' }).problems).toEqual([{ field: 'values.top', problems: ['must be at most 100'] }]);
+    const ok = check({ prefix: 'ab_', raw: 'xx', top: '100' });
+    expect(ok.problems).toEqual([]);
+    expect(Object.fromEntries(ok.writes)).toEqual({ prefix: 'ab_', raw: 'xx', top: 100 });
+    // Clearing is always allowed: the environment or the default applies again.
+    expect(validator.plan(bounded, { prefix: '', top: null }, { prefix: 'ab', top: 5 }).problems).toEqual([]);
+  });
+
   it('refuses a list for a localized field', () => {
     expect(plan({ title: [{ locale: 'en', value: 'x' }] }).problems).toEqual([{ field: 'values.title', problems: ['must be a string or an object mapping locale to string'] }]);
   });

@@ -17,7 +17,8 @@ type Outcome = { kind: 'set'; value: unknown } | { kind: 'clear' } | { kind: 'ke
 /**
  * Checks a `PUT /admin/settings/{module}` body against the module's declarations and works out the
  * stored values it leads to:
- * - unknown keys, wrong types and values outside `options` are problems, all reported at once;
+ * - unknown keys, wrong types and values outside `options`, `pattern`, `integer`, `min` or `max` are
+ *   problems, all reported at once;
  * - `null` or an empty string clears the stored value, so the env var or the default applies again;
  * - the mask token for a sensitive field keeps the stored value (a form sends back what it was shown);
  * - localized fields merge per locale: a locale set to empty (or null) drops that override, locales
@@ -60,7 +61,7 @@ export class SettingsUpdateValidator {
       const own: string[] = [];
       if (!LOCALE_PATTERN.test(locale)) own.push('is not a locale (for example en, pl or pt-BR)');
       if (text !== null && typeof text !== 'string') own.push('must be a string');
-      else if (typeof text === 'string' && text !== '') own.push(...optionProblems(field, text));
+      else if (typeof text === 'string' && text !== '') own.push(...valueProblems(field, text));
       if (own.length) {
         problems.push({ field: `${at}.${locale}`, problems: own });
         failed = true;
@@ -83,7 +84,7 @@ function plain(field: SettingField, submitted: unknown, problems: FieldProblem[]
     problems.push({ field: at, problems: [typed.problem] });
     return undefined;
   }
-  const own = optionProblems(field, typed.value);
+  const own = valueProblems(field, typed.value);
   if (own.length) {
     problems.push({ field: at, problems: own });
     return undefined;
@@ -113,7 +114,21 @@ function typedValue(field: SettingField, v: unknown): { value: unknown } | { pro
   }
 }
 
-function optionProblems(field: SettingField, value: unknown): string[] {
-  if (!field.options?.length) return [];
-  return field.options.includes(String(value)) ? [] : [`must be one of: ${field.options.join(', ')}`];
+/**
+ * The declared constraints (options, pattern, whole number, bounds): a value that the owning
+ * service's environment check would refuse is refused here too, so it is never stored only to be
+ * ignored by that service.
+ */
+function valueProblems(field: SettingField, value: unknown): string[] {
+  const problems: string[] = [];
+  if (field.options?.length && !field.options.includes(String(value))) problems.push(`must be one of: ${field.options.join(', ')}`);
+  if (field.pattern !== undefined && typeof value === 'string' && !new RegExp(field.pattern).test(value)) {
+    problems.push(field.patternHint ? `must be ${field.patternHint}` : `must match ${field.pattern}`);
+  }
+  if (typeof value === 'number') {
+    if (field.integer && !Number.isInteger(value)) problems.push('must be a whole number');
+    if (field.min !== undefined && value < field.min) problems.push(`must be at least ${field.min}`);
+    if (field.max !== undefined && value > field.max) problems.push(`must be at most ${field.max}`);
+  }
+  return problems;
 }

@@ -16,6 +16,26 @@ describe('SettingsRegistry', () => {
     expect(() => new SettingsRegistry(bad)).toThrow('mail/password: a field cannot be both sensitive and localized');
   });
 
+  it('refuses constraints that cannot work: a broken pattern, bounds on a non-number, min above max', () => {
+    const bad: ModuleSettings[] = [
+      {
+        module: 'c',
+        fields: [
+          { key: 'p', type: 'string', label: 'P', pattern: '([' },
+          { key: 's', type: 'string', label: 'S', min: 1 },
+          { key: 'n', type: 'number', label: 'N', min: 5, max: 1 },
+        ],
+      },
+    ];
+    let error: SettingsDeclarationError | undefined;
+    try {
+      new SettingsRegistry(bad);
+    } catch (e) {
+      error = e as SettingsDeclarationError;
+    }
+    expect(error?.problems).toEqual(['c/p: pattern "([" is not a regular expression', 'c/s: integer, min and max need type number', 'c/n: min is larger than max']);
+  });
+
   it('lists every problem at once: duplicates, bad keys, unknown types, non-text localized fields, empty options', () => {
     const bad = [
       { module: 'a', fields: [{ key: 'x', type: 'string', label: 'X' }, { key: 'x', type: 'string', label: 'X again' }] },

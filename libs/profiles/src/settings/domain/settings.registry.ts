@@ -63,6 +63,15 @@ function declarationProblems(declarations: readonly ModuleSettings[]): string[] 
       if (f.options !== undefined && (!Array.isArray(f.options) || f.options.length === 0 || !f.options.every((o) => typeof o === 'string'))) {
         problems.push(`${at}: options must be a non-empty list of strings`);
       }
+      if (f.pattern !== undefined) {
+        try {
+          new RegExp(f.pattern);
+        } catch {
+          problems.push(`${at}: pattern ${JSON.stringify(f.pattern)} is not a regular expression`);
+        }
+      }
+      if ((f.integer !== undefined || f.min !== undefined || f.max !== undefined) && f.type !== 'number') problems.push(`${at}: integer, min and max need type number`);
+      if (f.min !== undefined && f.max !== undefined && f.min > f.max) problems.push(`${at}: min is larger than max`);
     }
   }
   return problems;

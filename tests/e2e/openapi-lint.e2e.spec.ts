@@ -1,6 +1,11 @@
 import { Parser } from '@asyncapi/parser';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { RequestMethod } from '@nestjs/common';
+import { HTTP_CODE_METADATA, METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
+import type { INestApplication } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { listRoutes } from '@flowplane/platform/auth';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
 import { call, json, testEnv, token, until } from '../support/http';
@@ -40,6 +45,32 @@ function openApiPath(route: string): string {
 }
 
 /**
+ * The status each route answers on success, by `method path` as OpenAPI writes it: its `@HttpCode`,
+ * else Nest's default (201 for POST, 200 otherwise). Handlers that take the response object
+ * (`@Res()`) set their own status and are left out.
+ */
+function successStatuses(app: INestApplication): Map<string, number> {
+  const out = new Map<string, number>();
+  const scanner = app.get(MetadataScanner);
+  for (const wrapper of app.get(DiscoveryService).getControllers()) {
+    const instance = wrapper.instance as Record<string, object> | undefined;
+    if (!instance || !wrapper.metatype) continue;
+    const base = String(Reflect.getMetadata(PATH_METADATA, wrapper.metatype) ?? '');
+    for (const name of scanner.getAllMethodNames(Object.getPrototypeOf(instance))) {
+      const fn = instance[name];
+      const path = Reflect.getMetadata(PATH_METADATA, fn) as string | undefined;
+      if (path === undefined) continue;
+      const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, wrapper.metatype, name) ?? {}) as Record<string, unknown>;
+      if (Object.keys(args).some((k) => Number(k.split(':')[0]) === RouteParamtypes.RESPONSE)) continue;
+      const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, fn) as number];
+      const status = (Reflect.getMetadata(HTTP_CODE_METADATA, fn) as number | undefined) ?? (method === 'POST' ? 201 : 200);
+      out.set(`${method.toLowerCase()} ${openApiPath(`/${base}/${path}`.replace(/\/+/g, '/'))}`, status);
+    }
+  }
+  return out;
+}
+
+/**
  * The API documents third-party tools read: the merged OpenAPI document passes Redocly's recommended
  * ruleset with no error (every operation its own security, summary and error answers; servers; no
  * nullable without a type), and the AsyncAPI document passes @asyncapi/parser, routes and events
@@ -49,6 +80,7 @@ describe('API documents under third-party validators', () => {
   let platform: Standalone;
   let api: string;
   let openapi: { security?: unknown; servers?: unknown[]; paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown> } };
+  const statuses = new Map<string, number>();
   const publicPaths = new Set<string>();
   const protectedPaths = new Set<string>();
 
@@ -58,6 +90,7 @@ describe('API documents under third-party validators', () => {
     const admin = await token('alice', ['admin:access']);
     for (const svc of [platform.gateway, ...platform.services]) {
       for (const r of listRoutes(svc.app)) (r.access?.public ? publicPaths : protectedPaths).add(`${r.method.toLowerCase()} ${openApiPath(r.path)}`);
+      for (const [key, status] of successStatuses(svc.app)) statuses.set(key, status);
     }
     // Deployments contribute routes (public and protected) and events to both documents.
     const routeFlow = (path: string) => ({
@@ -153,6 +186,17 @@ describe('API documents under third-party validators', () => {
     expect(Object.keys(quote)).toEqual(expect.arrayContaining(['400', '401', '403', '404', '413', '429']));
     expect(quote['401'].content?.['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorBodyDto' });
     expect(openapi.components.schemas.ErrorBodyDto).toMatchObject({ required: expect.arrayContaining(['statusCode', 'error', 'code', 'message', 'requestId']) });
+  });
+
+  it('documents the success status each route answers with', () => {
+    const wrong: string[] = [];
+    for (const { key, op } of operations()) {
+      const status = statuses.get(key);
+      const documented = Object.keys(op.responses).filter((s) => /^2/.test(s));
+      if (status !== undefined && !documented.includes(String(status))) wrong.push(`${key}: answers ${status}, documents ${documented.join(', ') || 'no 2xx'}`);
+    }
+    expect(statuses.size).toBeGreaterThan(40);
+    expect(wrong).toEqual([]);
   });
 
   it('describes events so that @asyncapi/parser finds 0 errors, every message with a messageId', async () => {

@@ -7,7 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { gatewayDefinition } from '@flowplane/gateway';
 import { type RunningService, startService } from '@flowplane/platform/service';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
-import { call, json, testEnv, token } from '../support/http';
+import { publishFlow } from '../support/flows';
+import { call, json, testEnv, token, until } from '../support/http';
 import { rawExchange } from './gateway-raw-http';
 
 const CODE = /^[A-Z][A-Z0-9_]+$/;
@@ -232,6 +233,23 @@ describe('one error body everywhere, through the gateway', () => {
     it('431 HEADERS_TOO_LARGE for oversized headers', async () => {
       const res = await rawExchange(platform.gateway.port, [`GET /api/v1/flows HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`]);
       expectErrorBody(res, 431, 'HEADERS_TOO_LARGE');
+    });
+  });
+
+  describe('route deployments', () => {
+    it('422 FLOW_REJECTED when the dispatched flow rejects the request', async () => {
+      await publishFlow(api, admin, 'error-bodies-refuser', {
+        name: 'Refuser',
+        nodes: [
+          { id: 'start', name: 'Start', kind: 'start' },
+          { id: 'refuse', name: 'Refuse', kind: 'end', config: { status: 'rejected' } },
+        ],
+        edges: [{ id: 'e1', from: 'start', to: 'refuse' }],
+        meta: { route: { method: 'POST', path: '/error-bodies/refuse' } },
+      });
+      const res = await until(() => get(`${api}/error-bodies/refuse`, { method: 'POST', bearer: admin, ...json({}) }), (r) => r.status !== 404);
+      expectErrorBody(res, 422, 'FLOW_REJECTED');
+      expect(res.body.runId).toBe(res.headers['x-run-id']);
     });
   });
 

@@ -1,3 +1,4 @@
+import { checkBusForLauncher } from '@flowplane/platform/config';
 import { startSplit } from './split';
 
 /**
@@ -5,6 +6,12 @@ import { startSplit } from './split';
  * Uses KAFKA_BROKERS when set; otherwise starts the Kafka mock broker (built by `npm run kafka-mock:build`).
  */
 async function main(): Promise<void> {
+  try {
+    checkBusForLauncher('split', process.env);
+  } catch (e) {
+    process.stderr.write(`split: ${(e as Error).message}\n`);
+    process.exit(1);
+  }
   let brokers = process.env.KAFKA_BROKERS?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
   let stopMock: (() => Promise<void>) | undefined;
   if (!brokers.length) {

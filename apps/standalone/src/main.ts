@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { ConfigValidationError } from '@flowplane/platform/config';
+import { PortInUseError } from '@flowplane/platform/service';
 import { startStandalone } from './standalone';
 
 async function main(): Promise<void> {
@@ -8,7 +9,7 @@ async function main(): Promise<void> {
   try {
     platform = await startStandalone();
   } catch (e) {
-    if (e instanceof ConfigValidationError) process.stderr.write(`${e.message}\n`);
+    if (e instanceof ConfigValidationError || e instanceof PortInUseError) process.stderr.write(`flowplane: ${e.message}\n`);
     else process.stderr.write(`flowplane failed to start: ${(e as Error)?.stack ?? String(e)}\n`);
     process.exit(1);
   }

@@ -9,7 +9,8 @@ import { i18nDefinition } from '@flowplane/i18n';
 import { searchDefinition } from '@flowplane/search';
 import { DEV_JWT_SECRET } from '@flowplane/platform/auth';
 import { createEventBus, type EventBus } from '@flowplane/platform/bus';
-import { type RunningService, type ServiceDefinition, startService } from '@flowplane/platform/service';
+import { checkBusForLauncher } from '@flowplane/platform/config';
+import { PortInUseError, portInUse, portVariable, type RunningService, type ServiceDefinition, startService } from '@flowplane/platform/service';
 
 /** Every service but the gateway, in start order. */
 export const BACKEND_SERVICES: ServiceDefinition[] = [
@@ -35,6 +36,24 @@ function metricsPortOf(env: Record<string, string | undefined>, offset: number):
   return { METRICS_PORT: Number.isInteger(base) && base > 0 ? String(base + offset) : env.METRICS_PORT };
 }
 
+/**
+ * A busy port in standalone names the service and the offset scheme: every port derives from PORT
+ * (or METRICS_PORT), so the variable to change is the base, not the port that was taken.
+ */
+function portTaken(e: unknown, service: string, env: Record<string, string | undefined>, offset: number): unknown {
+  const port = portInUse(e);
+  if (port === undefined) return e;
+  const variable = portVariable(port, env);
+  const last = BACKEND_SERVICES.length;
+  const slot = `${variable}${offset ? `+${offset}` : ''}`;
+  return new PortInUseError(
+    service,
+    port,
+    variable,
+    `port ${port} is already in use (${service} listens on ${slot}, ${variable}=${port - offset}): standalone puts the gateway on ${variable} and the other services on ${variable}+1…${variable}+${last}; set ${variable} to a base whose ${last + 1} ports are free${variable === 'PORT' ? ', or PORT=0 for random ports' : ''}`,
+  );
+}
+
 export interface StandaloneOptions {
   /** Environment to read (defaults to process.env). */
   env?: Record<string, string | undefined>;
@@ -56,6 +75,7 @@ export interface Standalone {
  */
 export async function startStandalone(options: StandaloneOptions = {}): Promise<Standalone> {
   const env = { ...(options.env ?? process.env) };
+  checkBusForLauncher('standalone', env);
   const usedDevSecret = !env.AUTH_JWT_SECRET && !env.AUTH_JWKS_URL;
   if (usedDevSecret) env.AUTH_JWT_SECRET = DEV_JWT_SECRET;
   const gatewayPort = Number(env.PORT ?? 8080);
@@ -71,12 +91,18 @@ export async function startStandalone(options: StandaloneOptions = {}): Promise<
       const offset = def.defaultPort - gatewayDefinition.defaultPort;
       const port = gatewayPort === 0 ? 0 : gatewayPort + offset;
       // Only the gateway faces the network: the others are reached through it, in this process.
-      const svc = await startService(def, { bus, serviceUrls, env: { ...env, PORT: String(port), HOST: LOOPBACK, ...metricsPortOf(env, offset), DATA_DIR: dataDir, BUS: 'memory' } });
+      const svcEnv = { ...env, PORT: String(port), HOST: LOOPBACK, ...metricsPortOf(env, offset), DATA_DIR: dataDir, BUS: 'memory' };
+      const svc = await startService(def, { bus, serviceUrls, env: svcEnv }).catch((e: unknown) => {
+        throw portTaken(e, def.name, svcEnv, offset);
+      });
       services.push(svc);
       serviceUrls[def.name] = svc.url;
       upstreamEnv[`${def.name.replace(/-/g, '_').toUpperCase()}_URL`] = svc.url;
     }
-    const gateway = await startService(gatewayDefinition, { bus, serviceUrls, env: { ...env, ...upstreamEnv, PORT: String(gatewayPort), ...metricsPortOf(env, 0), BUS: 'memory' } });
+    const gatewayEnv = { ...env, ...upstreamEnv, PORT: String(gatewayPort), ...metricsPortOf(env, 0), BUS: 'memory' };
+    const gateway = await startService(gatewayDefinition, { bus, serviceUrls, env: gatewayEnv }).catch((e: unknown) => {
+      throw portTaken(e, gatewayDefinition.name, gatewayEnv, 0);
+    });
     serviceUrls.gateway = gateway.url;
     const url = `http://localhost:${gateway.port}`;
     let closing: Promise<void> | undefined;

@@ -8,3 +8,4 @@ export * from './tokens';
 export * from './profile-resolver.provider';
 export * from './outbox.provider';
 export * from './openapi-operations';
+export * from './port-in-use';

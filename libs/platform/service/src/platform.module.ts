@@ -11,7 +11,9 @@ import { HealthController, HTTP_METRICS, type HttpMetricsMiddleware, METRICS_REG
 import { AllExceptionsFilter, createValidationPipe, requestIdOf } from '@flowplane/platform/http';
 import { BusProbeResponder } from './bus-probe';
 import { ServiceClients } from './service-clients';
-import { loggerRedactPaths, redactUrl } from './redaction';
+import type { Options as PinoHttpOptions } from 'pino-http';
+import { accessLogOptions, prettyLogStream } from './access-log';
+import { loggerRedactPaths } from './redaction';
 import type { ServiceContext } from './service-definition';
 import { SERVICE_CONFIG, SERVICE_CONTEXT, STORE, VECTOR_STORE } from './tokens';
 
@@ -46,26 +48,22 @@ class InternalInfoController {
 export class PlatformModule {
   static forRoot(ctx: ServiceContext, registry: Registry, readiness: ReadinessRegistry, httpMetrics: HttpMetricsMiddleware): DynamicModule {
     const c = ctx.config;
+    const httpLog: PinoHttpOptions = {
+      ...accessLogOptions(c.LOG_LEVEL),
+      // Request logs name their service; Nest's own logs carry their context instead, because
+      // Nest's logger is process-wide and standalone runs every service in one process.
+      base: undefined,
+      customProps: () => ({ service: ctx.name }),
+      genReqId: (req) => (req as { id?: string }).id ?? requestIdOf(req),
+      redact: { paths: loggerRedactPaths, censor: '[redacted]' },
+    };
     return {
       module: PlatformModule,
       imports: [
         TerminusModule.forRoot({ logger: false }),
         LoggerModule.forRoot({
           forRoutes: [{ path: '{*path}', method: RequestMethod.ALL }],
-          pinoHttp: {
-            level: c.LOG_LEVEL,
-            // Request logs name their service; Nest's own logs carry their context instead, because
-            // Nest's logger is process-wide and standalone runs every service in one process.
-            base: undefined,
-            customProps: () => ({ service: ctx.name }),
-            genReqId: (req) => (req as { id?: string }).id ?? requestIdOf(req),
-            redact: { paths: loggerRedactPaths, censor: '[redacted]' },
-            serializers: {
-              req: (req: { url?: string }) => ({ ...req, url: redactUrl(req.url) }),
-            },
-            autoLogging: { ignore: (req) => ['/healthz', '/readyz', '/metrics'].includes(req.url ?? '') },
-            ...(c.LOG_PRETTY ? { transport: { target: 'pino-pretty' } } : {}),
-          },
+          pinoHttp: c.LOG_PRETTY ? [httpLog, prettyLogStream()] : httpLog,
         }),
         AuthModule.forRoot({
           service: ctx.name,

@@ -1,4 +1,5 @@
 import { ConfigValidationError } from '@flowplane/platform/config';
+import { asPortInUse, PortInUseError } from './port-in-use';
 import type { ServiceDefinition } from './service-definition';
 import { type RunningService, startService } from './start-service';
 
@@ -11,8 +12,9 @@ export async function runServiceMain(def: ServiceDefinition): Promise<RunningSer
   try {
     svc = await startService(def);
   } catch (e) {
-    if (e instanceof ConfigValidationError) {
-      process.stderr.write(`${def.name}: ${e.message}\n`);
+    const failure = asPortInUse(e, def.name, { ...process.env });
+    if (failure instanceof ConfigValidationError || failure instanceof PortInUseError) {
+      process.stderr.write(`${def.name}: ${failure.message}\n`);
     } else {
       process.stderr.write(`${def.name}: failed to start: ${(e as Error)?.stack ?? String(e)}\n`);
     }

@@ -155,6 +155,26 @@ describe('vector search through the gateway', () => {
     expect((await query('missing', { text: 'x' })).status).toBe(404);
   });
 
+  it('never shows the index prefix or a backend collection name in an error', async () => {
+    const answers = [
+      await query('docs', { vector: [1, 0, 0] }),
+      await query('missing', { vector: axis(0) }),
+      await query('missing', { text: 'x' }),
+      await adminCall('POST', '/indexes/missing/delete', { ids: ['a'] }),
+      await adminCall('POST', '/indexes/missing/upsert', { documents: [{ id: 'a', vector: axis(0) }] }),
+      await adminCall('GET', '/indexes/missing'),
+      await adminCall('DELETE', '/indexes/missing'),
+      await adminCall('POST', '/indexes', { name: 'docs', dim: 3 }),
+    ];
+    expect(answers.map((a) => a.status)).toEqual([400, 404, 404, 404, 404, 404, 404, 400]);
+    for (const a of answers) {
+      expect(a.text).not.toContain('svc_');
+      expect(a.text).not.toMatch(/\.g[0-9a-z]+\b/);
+    }
+    expect(answers[0].body.message).toBe('index "docs" expects vectors of dimension 64, got 3');
+    for (const a of answers.slice(1, 7)) expect(a.body).toMatchObject({ code: 'SEARCH_INDEX_NOT_FOUND', message: 'index "missing" does not exist' });
+  });
+
   it('filters by payload shortcut and filter clauses, and says when the matches ran out', async () => {
     const de = await query('docs', { text: 'password', payload: { lang: 'de' } });
     expect(de.body.hits.map((h: { id: string }) => h.id).sort()).toEqual(['7', 'faq-2']);

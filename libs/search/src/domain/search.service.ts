@@ -8,6 +8,10 @@ import {
   type VectorPointId,
   type VectorStore,
   VectorFilterError,
+  VectorDimensionError,
+  VectorIndexConflictError,
+  VectorIndexNotFoundError,
+  VectorStoreError,
   documentFromPoint,
   documentToPoint,
   normalizeVectorFilter,
@@ -106,9 +110,11 @@ export class SearchService {
 
   async getIndex(name: string): Promise<SearchIndexView> {
     const full = await this.backendName(name);
-    const info = await this.store.getIndex(full);
-    if (!info) throw notFound(name);
-    return view(name, info);
+    return this.named(name, full, async () => {
+      const info = await this.store.getIndex(full);
+      if (!info) throw notFound(name);
+      return view(name, info);
+    });
   }
 
   /** Creates an index; idempotent for the same dim and distance (`created: false`), 400 when they differ. */
@@ -116,7 +122,7 @@ export class SearchService {
     const settings = await this.settings.current();
     const full = this.backendNameWith(name, settings);
     const wanted = { dim, distance: distance ?? settings.defaultDistance };
-    return this.locked(full, async () => {
+    return this.locked(full, () => this.named(name, full, async () => {
       const existing = await this.store.getIndex(full);
       if (existing) {
         if (existing.dim !== wanted.dim || existing.distance !== wanted.distance) {
@@ -132,13 +138,13 @@ export class SearchService {
       await this.store.createIndex(collection, wanted);
       await this.store.setAlias(full, collection);
       return { name, dim: wanted.dim, distance: wanted.distance, points: 0, created: true };
-    });
+    }));
   }
 
   /** Removes the index with all its points (and any generation a crashed rebuild left behind). */
   async deleteIndex(name: string): Promise<void> {
     const full = await this.backendName(name);
-    await this.locked(full, async () => {
+    await this.locked(full, () => this.named(name, full, async () => {
       const info = await this.store.getIndex(full);
       if (!info) throw notFound(name);
       await this.store.deleteIndex(info.name);
@@ -146,7 +152,7 @@ export class SearchService {
       for (const c of await this.store.listIndexes()) {
         if (c.name.startsWith(`${full}.g`) && GENERATION.test(c.name)) await this.store.deleteIndex(c.name);
       }
-    });
+    }));
   }
 
   /** Embeds the text documents (one call) and upserts the batch; 400 for an invalid document, nothing written then. */
@@ -156,11 +162,13 @@ export class SearchService {
     if (documents.length > this.config.SEARCH_MAX_BATCH) {
       throw badRequest(`at most ${this.config.SEARCH_MAX_BATCH} documents per request, got ${documents.length}`);
     }
-    const info = await this.store.getIndex(full);
-    if (!info) throw notFound(name);
-    const points = await this.toPoints(name, info, documents, settings);
-    await this.write(full, (target) => this.store.upsert(target, points), points.map((p) => p.id));
-    return { index: name, upserted: points.length, embedded: documents.filter((d) => d.text !== undefined).length };
+    return this.named(name, full, async () => {
+      const info = await this.store.getIndex(full);
+      if (!info) throw notFound(name);
+      const points = await this.toPoints(name, info, documents, settings);
+      await this.write(full, (target) => this.store.upsert(target, points), points.map((p) => p.id));
+      return { index: name, upserted: points.length, embedded: documents.filter((d) => d.text !== undefined).length };
+    });
   }
 
   /** Deletes documents by id; unknown ids are ignored. */
@@ -168,7 +176,7 @@ export class SearchService {
     const full = await this.backendName(name);
     if (ids.length > this.config.SEARCH_MAX_BATCH) throw badRequest(`at most ${this.config.SEARCH_MAX_BATCH} ids per request, got ${ids.length}`);
     const pointIds = ids.map((id, i) => withPath(`ids[${i}]`, () => pointIdForDocument(id)));
-    await this.write(full, (target) => this.store.delete(target, pointIds), pointIds);
+    await this.named(name, full, () => this.write(full, (target) => this.store.delete(target, pointIds), pointIds));
     return { index: name, requested: ids.length };
   }
 
@@ -183,13 +191,15 @@ export class SearchService {
     const limit = Math.min(q.limit ?? settings.defaultLimit, this.config.SEARCH_MAX_LIMIT);
     // Qdrant gets the filter verbatim (spec); the embedded backend only what it evaluates.
     const filter = combineFilters(q.payload, q.filter, { verbatim: this.store.backend === 'vectordb' });
-    let vector = q.vector;
-    if (hasText) {
-      const info = await this.store.getIndex(full);
-      if (!info) throw notFound(name);
-      [vector] = await this.embedChecked(name, info.dim, [q.text as string], settings);
-    }
-    const found = await this.store.query(full, { vector: vector as number[], limit, filter });
+    const found = await this.named(name, full, async () => {
+      let vector = q.vector;
+      if (hasText) {
+        const info = await this.store.getIndex(full);
+        if (!info) throw notFound(name);
+        [vector] = await this.embedChecked(name, info.dim, [q.text as string], settings);
+      }
+      return this.store.query(full, { vector: vector as number[], limit, filter });
+    });
     const hits = found.map((h) => {
       const doc = documentFromPoint(h.id, h.payload);
       return { id: doc.id, score: h.score, payload: doc.payload };
@@ -207,7 +217,7 @@ export class SearchService {
     const full = this.backendNameWith(name, settings);
     const owner = this.owners.reindexerOf(name);
     if (!owner) throw new SearchException('SEARCH_NO_OWNER', 501, `index "${name}" has no registered owner to rebuild it from`);
-    return this.locked(full, async () => {
+    return this.locked(full, () => this.named(name, full, async () => {
       const existing = await this.store.getIndex(full);
       const params = existing
         ? { dim: existing.dim, distance: existing.distance }
@@ -239,7 +249,7 @@ export class SearchService {
         this.log.warn(`PruneStale after rebuilding "${name}" failed (the rebuild stands): ${(err as Error).message}`);
       }
       return { index: name, documents, status: 'ok' as const, pruned };
-    });
+    }));
   }
 
   /**
@@ -248,6 +258,10 @@ export class SearchService {
    */
   async pruneStale(name: string, ids: Iterable<string | number>, options: { keysAreInternal?: boolean } = {}): Promise<number> {
     const full = await this.backendName(name);
+    return this.named(name, full, () => this.prune(full, ids, options));
+  }
+
+  private async prune(full: string, ids: Iterable<string | number>, options: { keysAreInternal?: boolean }): Promise<number> {
     const keep = new Set<string>();
     for (const id of ids) keep.add(options.keysAreInternal ? String(id) : pointKey(pointIdForDocument(id)));
     let removed = 0;
@@ -262,6 +276,19 @@ export class SearchService {
       removed += batch.length;
     }
     return removed;
+  }
+
+  /**
+   * Runs port calls on one index and answers their 4xx errors in terms of the logical name: the
+   * prefix and the generation collections are how this service stores an index, not what the
+   * caller named (and the prefix may tell one tenant's naming to another).
+   */
+  private async named<T>(name: string, full: string, op: () => Promise<T>): Promise<T> {
+    try {
+      return await op();
+    } catch (err) {
+      throw err instanceof VectorStoreError && err.status < 500 ? portErrorFor(name, full, err) : err;
+    }
   }
 
   /** The backend name of a logical index under the current prefix; 400 for an invalid name. */
@@ -372,6 +399,25 @@ function view(name: string, info: VectorIndexInfo): SearchIndexView {
 
 function notFound(name: string): SearchException {
   return new SearchException('SEARCH_INDEX_NOT_FOUND', 404, `index "${name}" does not exist`);
+}
+
+/** A port error about the backend index `full` as an error about the logical index `name`. */
+function portErrorFor(name: string, full: string, err: VectorStoreError): SearchException {
+  if (err instanceof VectorIndexNotFoundError) return notFound(name);
+  if (err instanceof VectorDimensionError) {
+    return new SearchException(err.code, err.status, `index "${name}" expects vectors of dimension ${err.expected}, got ${err.actual}`);
+  }
+  if (err instanceof VectorIndexConflictError) {
+    return new SearchException(
+      err.code,
+      err.status,
+      `index "${name}" already exists with dim ${err.existing.dim} and distance ${err.existing.distance}; requested dim ${err.requested.dim} and distance ${err.requested.distance}`,
+    );
+  }
+  // Anything else (a backend's own 4xx text) may quote the collection: name it as the caller did.
+  const escaped = full.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const backendNames = new RegExp(`${escaped}(?:\\.g[0-9a-z]+)?(?![A-Za-z0-9_-])`, 'g');
+  return new SearchException(err.code, err.status, err.message.replace(backendNames, name));
 }
 
 function badRequest(message: string): SearchException {

@@ -118,6 +118,40 @@ describe('deployments through the gateway', () => {
     expect(dup.status).toBe(409);
   });
 
+  it('validates labels with 400 before looking at flows: keys, x-route, x-event (a topic name) and x-event-filter (with the column)', async () => {
+    const bad = async (labels: Record<string, string>, kind = 'subscriber', flowId = 'no-such-flow') =>
+      call(`${api}/deployments`, { method: 'POST', bearer: admin, ...json({ name: 'Labels', kind, labels, variants: [{ label: 'stable', flowId, weight: 1 }] }) });
+    const fields = (res: { body: { details?: Array<{ field: string; problems: string[] }> } }) => (res.body.details ?? []).map((d) => d.field);
+
+    const topic = await bad({ 'x-event': 'Orders Created!' });
+    expect(topic.status).toBe(400);
+    // The unknown flow is not even looked at.
+    expect(fields(topic)).toEqual(['labels.x-event']);
+    expect((await bad({ 'x-event': `t${'x'.repeat(249)}` })).status).toBe(400);
+    // A valid topic passes the label check; only then is the flow looked up.
+    expect(fields(await bad({ 'x-event': 'orders.created_v2-eu' }))).toEqual(['variants.0.flowId']);
+
+    const filter = await bad({ 'x-event': 'orders.created', 'x-event-filter': 'payload.total >' });
+    expect(filter.status).toBe(400);
+    expect(filter.body.details).toEqual([{ field: 'labels.x-event-filter', problems: [expect.stringMatching(/column 16/)] }]);
+    expect(fields(await bad({ 'x-event-filter': 'payload.kind == "a" &&' }))).toEqual(['labels.x-event-filter']);
+
+    const key = await bad({ 'Owner Team': 'a', 'x-event': 'orders.created' });
+    expect(key.status).toBe(400);
+    expect(fields(key)).toEqual(['labels.Owner Team']);
+    expect(fields(await bad({ 'tag:ÿ': '' }))).toEqual(['labels.tag:ÿ']);
+
+    const route = await bad({ 'x-route': 'orders' }, 'route');
+    expect(route.status).toBe(400);
+    expect(fields(route)).toEqual(['labels.x-route']);
+    expect(fields(await bad({ 'x-route': 'GET orders/{id}' }, 'route'))).toEqual(['labels.x-route']);
+
+    // PATCH: the same checks, before the deployment is even read.
+    const patch = await call(`${api}/deployments/no-such-deployment`, { method: 'PATCH', bearer: admin, ...json({ labels: { 'x-event': 'UPPER' } }) });
+    expect(patch.status).toBe(400);
+    expect(fields(patch)).toEqual(['labels.x-event']);
+  });
+
   it('checks a PATCH of auth or stickyBy alone as strictly as a create (no perms-mode route open to everyone)', async () => {
     const patch = (body: unknown) => call(`${api}/deployments/orders-items`, { method: 'PATCH', bearer: admin, ...json(body) });
     const noPerms = await patch({ auth: { mode: 'perms' } });
@@ -246,5 +280,16 @@ describe('subscriber deployments', () => {
     await call(`${api}/deployments/payments`, { method: 'PATCH', bearer: admin, ...json({ disabled: false }) });
     const back = await until(() => subs('on-payment'), (s) => s[0]?.processed === 1);
     expect(back[0]).toMatchObject({ deploymentId: 'payments', processed: 1, state: 'active' });
+ 
+    // Deleted, it drops from the list at once; created again under its id, it is back within a second.
+    const superAdmin = await token('root', ['admin:access', 'admin']);
+    expect((await call(`${api}/deployments/payments`, { method: 'DELETE', bearer: superAdmin })).status).toBe(204);
+    const deletedAt = Date.now();
+    expect(await until(() => subs('on-payment'), (s) => s.length === 0, 1000)).toEqual([]);
+    expect(Date.now() - deletedAt).toBeLessThan(1000);
+    const again = await call(`${api}/deployments`, { method: 'POST', bearer: admin, ...json({ id: 'payments', name: 'Payments', kind: 'subscriber', variants: [{ label: 'stable', flowId: 'on-payment', weight: 1 }] }) });
+    expect(again.status).toBe(201);
+    const rebound = await until(() => subs('on-payment'), (s) => s[0]?.deploymentId === 'payments' && s[0].state === 'active', 1000);
+    expect(rebound).toEqual([expect.objectContaining({ deploymentId: 'payments', state: 'active' })]);
   });
 });

@@ -107,4 +107,67 @@ describe('route dispatcher through the gateway', () => {
     expect(on.status).toBe(201);
     expect(await until(described, (d) => d, 1000)).toBe(true);
   });
+
+  it('answers within a second for a deployment deleted and created again on the same route, and describes it as it is', async () => {
+    const superAdmin = await token('root', ['admin:access', 'admin']);
+    const described = async () => !!(await call(`${platform.url}/api/v1/openapi.json`)).body?.paths?.['/api/v1/orders/{id}/greetings'];
+    const body = { id: 'greetings', name: 'Greetings', kind: 'route', auth: { mode: 'perms', perms: ['orders:write'] }, variants: [{ label: 'stable', flowId: 'greeter-a', weight: 1 }] };
+    for (let round = 0; round < 2; round++) {
+      expect((await call(`${api}/deployments/greetings`, { method: 'DELETE', bearer: superAdmin })).status).toBe(204);
+      expect((await until(() => greet('1', { customer: 'Ada' }, user), (r) => r.status === 404, 1000)).status).toBe(404);
+      expect(await until(described, (d) => !d, 1000)).toBe(false);
+      expect((await call(`${api}/deployments`, { method: 'POST', bearer: admin, ...json(body) })).status).toBe(201);
+      const createdAt = Date.now();
+      const back = await until(() => greet('1', { customer: 'Ada' }, user), (r) => r.status === 201, 1000);
+      expect(back.status).toBe(201);
+      expect(back.body.text).toMatch(/^A: order 1 for Ada/);
+      expect(await until(described, (d) => d, 1000)).toBe(true);
+      expect(Date.now() - createdAt).toBeLessThan(1000);
+    }
+  });
+
+  it('routes by specificity, not creation order: a static segment beats a parameter', async () => {
+    const echo = (label: string) => ({ ...greeter(label), meta: {} });
+    for (const id of ['cat-param', 'cat-static', 'shelf-static', 'shelf-param']) await publish(id, echo(id));
+    const deploy = (id: string, route: string) => call(`${api}/deployments`, { method: 'POST', bearer: admin, ...json({ id, name: id, kind: 'route', auth: { mode: 'public' }, labels: { 'x-route': route }, variants: [{ label: 'stable', flowId: id, weight: 1 }] }) });
+    // Parameter first, then the static route ...
+    expect((await deploy('cat-param', 'POST /catalog/{id}/greetings')).status).toBe(201);
+    expect((await deploy('cat-static', 'POST /catalog/special/greetings')).status).toBe(201);
+    // ... and the other way round.
+    expect((await deploy('shelf-static', 'POST /shelf/special/greetings')).status).toBe(201);
+    expect((await deploy('shelf-param', 'POST /shelf/{id}/greetings')).status).toBe(201);
+    const post = (path: string) => call(`${api}${path}`, { method: 'POST', ...json({ customer: 'Ada' }) });
+    const served = async (path: string) => {
+      const res = await until(() => post(path), (r) => r.status !== 404, 1000);
+      // No meta.route on these flows: the default success status.
+      expect(res.status).toBe(200);
+      return res.body.text as string;
+    };
+    expect(await served('/catalog/special/greetings')).toMatch(/^cat-static: /);
+    expect(await served('/catalog/42/greetings')).toMatch(/^cat-param: order 42 /);
+    expect(await served('/shelf/special/greetings')).toMatch(/^shelf-static: /);
+    expect(await served('/shelf/42/greetings')).toMatch(/^shelf-param: order 42 /);
+  });
+
+  it('refuses with 409 naming the owner a route on a path a service answers itself', async () => {
+    await publish('squatter', { ...greeter('S'), meta: {} });
+    const claim = (route: string) => call(`${api}/deployments`, { method: 'POST', bearer: admin, ...json({ name: 'Squatter', kind: 'route', labels: { 'x-route': route }, variants: [{ label: 'stable', flowId: 'squatter', weight: 1 }] }) });
+    for (const [route, owner] of [
+      ['GET /flows/templates', 'flow-runtime'],
+      ['GET /flows/{flowId}/versions', 'flow-runtime'],
+      ['POST /runs/{id}/cancel', 'flow-runtime'],
+      ['GET /search/status', 'search'],
+      ['POST /admin/profiles/x', 'profiles'],
+      ['GET /deployments/{id}/extra', 'deployments'],
+      ['GET /assistant/config', 'assistant'],
+      ['GET /openapi.json', 'gateway'],
+      ['GET /profiles/healthz', 'gateway'],
+    ]) {
+      const res = await claim(route);
+      expect({ route, status: res.status, code: res.body.code, owner: res.body.owner }).toEqual({ route, status: 409, code: 'ROUTE_OWNED', owner });
+      expect(res.body.message).toContain(owner);
+    }
+    // A path no service answers is the dispatcher's.
+    expect((await claim('POST /flowsheets/{id}')).status).toBe(201);
+  });
 });

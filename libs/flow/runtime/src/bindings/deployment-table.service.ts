@@ -123,6 +123,19 @@ export class DeploymentTable implements OnApplicationBootstrap, BeforeApplicatio
     return true;
   }
 
+  /**
+   * A deployment as the deployments service just answered it (after ensuring a published flow's
+   * deployment): bound at once on this replica, before its `deployments.changed` arrives.
+   */
+  put(d: BoundDeployment): void {
+    const had = this.byId.get(d.id);
+    if (had && had.revision >= d.revision) return;
+    this.tombstones.delete(d.id);
+    this.touched.set(d.id, this.applied++);
+    this.byId.set(d.id, d);
+    this.notify(new Set([d.id]));
+  }
+
   /** Applies one `deployments.changed`. */
   apply(p: DeploymentsChangedPayload): void {
     const had = this.byId.get(p.deploymentId);

@@ -20,7 +20,7 @@ export interface FlowDeploymentRequest {
 export interface FlowDeploymentAnswer {
   created: boolean;
   reason?: string;
-  deployment?: { id: string; kind: DeploymentKind; route?: RouteSpec };
+  deployment?: BoundDeployment;
 }
 
 /** Calls to the deployments service (internal routes, service token). */

@@ -1,11 +1,17 @@
-import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { normalizeRoute, type RouteSpec, ServiceCallError, ServiceUnavailableError } from '@flowplane/contracts';
 import { DomainException } from '@flowplane/platform/http';
+import { STORE } from '@flowplane/platform/service';
+import type { Collection, Store, StoreDocument } from '@flowplane/platform/store';
 import { EVENT_SOURCE_REF, eventSourceOf } from '../event-sources/event-sources.service';
 import { stableVersionOf } from '../flows/flow.entities';
 import { FlowsService } from '../flows/flows.service';
 import { TemplateRegistry } from '../templates/template.registry';
+import { DeploymentTable } from './deployment-table.service';
 import { DeploymentsClient, type FlowDeploymentAnswer } from './deployments.client';
+
+/** Marker of the one-time backfill of deployments for flows published before rule 5 was kept. */
+const BACKFILL = 'flow-deployments-backfill';
 
 /** How often flows whose deployment could not be ensured (deployments unreachable) are tried again. */
 export const FLOW_DEPLOYMENT_RETRY_MS = 2000;
@@ -17,20 +23,61 @@ export const FLOW_DEPLOYMENT_RETRY_MS = 2000;
  * deployments service cannot be reached the flow is tried again every FLOW_DEPLOYMENT_RETRY_MS.
  */
 @Injectable()
-export class FlowDeployments implements BeforeApplicationShutdown {
+export class FlowDeployments implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly log = new Logger('FlowDeployments');
   private readonly pending = new Set<string>();
+  /** Ensures under way after a publish on this replica, by flow. */
+  private readonly inflight = new Map<string, Promise<void>>();
   private timer?: NodeJS.Timeout;
+  private backfillTimer?: NodeJS.Timeout;
+  private readonly migrations: Collection<StoreDocument & { at: Date }>;
 
   constructor(
     private readonly flows: FlowsService,
     private readonly templates: TemplateRegistry,
     private readonly client: DeploymentsClient,
+    private readonly table: DeploymentTable,
+    @Inject(STORE) store: Store,
   ) {
-    flows.onPublished((flowId) => this.afterPublish(flowId));
+    this.migrations = store.collection('flow_runtime_migrations');
+    flows.onPublished((flowId) => {
+      const done = this.afterPublish(flowId).finally(() => {
+        if (this.inflight.get(flowId) === done) this.inflight.delete(flowId);
+      });
+      this.inflight.set(flowId, done);
+      return done;
+    });
+  }
+
+  /** Resolves once the deployment of a flow published on this replica has been ensured (or failed to be). */
+  settled(flowId: string): Promise<void> {
+    return this.inflight.get(flowId) ?? Promise.resolve();
+  }
+
+  /**
+   * Once per store: flows published before every published flow had a deployment get theirs, as
+   * soon as the deployments are read. Later, a deployment an operator deleted stays deleted until
+   * the flow is published again.
+   */
+  onApplicationBootstrap(): void {
+    this.backfillTimer = setInterval(() => {
+      if (!this.table.ready) return;
+      clearInterval(this.backfillTimer);
+      this.backfillTimer = undefined;
+      void this.backfill().catch((e: Error) => this.log.error(`deployments of published flows not backfilled: ${e.message}`));
+    }, 250);
+    this.backfillTimer.unref();
+  }
+
+  private async backfill(): Promise<void> {
+    if (await this.migrations.findOne({ _id: BACKFILL })) return;
+    const named = new Set(this.table.all().flatMap((d) => d.variants.map((v) => v.flowId)));
+    for (const flow of await this.flows.list()) if (flow.published && !named.has(flow.id)) await this.afterPublish(flow.id);
+    await this.migrations.replaceOne({ _id: BACKFILL }, { at: new Date() }, { upsert: true });
   }
 
   beforeApplicationShutdown(): void {
+    if (this.backfillTimer) clearInterval(this.backfillTimer);
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     this.pending.clear();
@@ -57,6 +104,11 @@ export class FlowDeployments implements BeforeApplicationShutdown {
         ...(options.activation ? { activation: true } : {}),
       }),
     );
+    const d = answer.deployment;
+    if (d) {
+      // Bind it here at once: the flow is consumed or routed through it, never on its own meanwhile.
+      this.table.put({ id: d.id, name: d.name, kind: d.kind, disabled: d.disabled, labels: d.labels, stickyBy: d.stickyBy, variants: d.variants, route: d.route, auth: d.auth, revision: d.revision });
+    }
     if (answer.reason) this.log.log(`flow ${flowId}: deployment ${answer.deployment?.id ?? '(none)'} (${answer.deployment?.kind ?? 'none'}): ${answer.reason}`);
     return answer;
   }

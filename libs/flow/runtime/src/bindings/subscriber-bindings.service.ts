@@ -8,6 +8,7 @@ import { FlowsService } from '../flows/flows.service';
 import { RunsService } from '../runs/runs.service';
 import type { BoundDeployment } from './deployments.client';
 import { DeploymentTable } from './deployment-table.service';
+import { FlowDeployments } from './flow-deployments.service';
 import { stableVersionOf } from '../flows/flow.entities';
 
 type BindingState = EventSourceState & { deploymentId: string; filtered: number };
@@ -28,8 +29,9 @@ interface Binding {
  * `groupID` when the deployment has exactly one variant), skips events its `x-event-filter` (the
  * condition language over `payload.<path>`) rejects, picks one variant per event (weighted, sticky
  * by `stickyBy` on the event payload) and runs it at least once: the offset is committed after the
- * run, a failed run is retried by the bus and finally parked on `<topic>.dlq`. Disabled or deleted:
- * unsubscribed. Event-source flows named by such a deployment are consumed only through it.
+ * run, a failed run is retried by the bus and finally parked on `<topic>.dlq`. Disabled or deleted,
+ * or its stable flow unpublished: unsubscribed. Event-source flows are consumed only through a
+ * subscriber deployment (publishing gives each one).
  */
 @Injectable()
 export class SubscriberBindings implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -43,13 +45,18 @@ export class SubscriberBindings implements OnApplicationBootstrap, BeforeApplica
     private readonly flows: FlowsService,
     private readonly runs: RunsService,
     private readonly sources: EventSourcesService,
+    private readonly flowDeployments: FlowDeployments,
   ) {
     table.onChange((ids) => this.reconcile(ids));
     sources.attach({
-      // A disabled deployment still owns its flows: they stay unsubscribed (rule 14).
-      manages: (flowId) => this.table.subscribersOf(flowId).length > 0,
       states: async (flowId) => this.statesOf(flowId),
-      published: (flowId) => this.reconcile(new Set(this.table.subscribersOf(flowId).map((d) => d.id))),
+      published: async (flowId) => {
+        // A publish on this replica ensures the flow's deployment first: wait for it and its binding,
+        // so the flow is never consumed on its own in between.
+        await this.flowDeployments.settled(flowId);
+        await this.table.settled();
+        await this.reconcile(new Set(this.table.subscribersOf(flowId).map((d) => d.id)));
+      },
     });
   }
 

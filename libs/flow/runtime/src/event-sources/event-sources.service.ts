@@ -24,12 +24,11 @@ export interface EventSourceState {
 }
 
 /**
- * Subscriber deployments take over event-source flows they name (issue 6 item 9): the bindings
- * module attaches this so a flow is consumed once, through its deployment.
+ * Subscriber deployments consume event-source flows (rule 5: every published flow has one
+ * deployment): once the bindings module attaches this, a flow is consumed through its deployment
+ * only, and a flow whose deployment was deleted or disabled consumes nothing.
  */
 export interface ManagedBindings {
-  /** Whether a subscriber deployment (enabled or not) owns this flow's consumption. */
-  manages(flowId: string): boolean;
   /** The deployment bindings of a flow, for GET /flows/{id}/subscriptions. */
   states(flowId: string): Promise<Array<EventSourceState & { deploymentId: string }>>;
   /** The flow's publish pointer moved: re-binds the deployments running it (an unpublished flow consumes nothing). */
@@ -116,7 +115,8 @@ export class EventSourcesService implements OnApplicationBootstrap, BeforeApplic
     const flow = await this.flows.get(flowId).catch(() => undefined);
     const current = this.active.get(flowId);
     let wanted: { version: FlowVersion; topic: string; groupId: string } | undefined;
-    if (flow?.published && !this.managed?.manages(flowId)) {
+    // Without the bindings module (a bare runtime), a published flow binds its own event source.
+    if (flow?.published && !this.managed) {
       const target = flow.published;
       const versionId = stableVersionOf(target);
       const version = await this.flows.getVersion(flowId, versionId);

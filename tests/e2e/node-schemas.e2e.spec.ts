@@ -21,7 +21,7 @@ describe('node settings schemas', () => {
     platform = await startStandalone({ env: testEnv() });
     const admin = await token('alice', ['admin:access']);
     // The search service registers its remote nodes once it is up.
-    const res = await until(() => call(`${platform.url}/api/v1/flows/nodes`, { bearer: admin }), (r) => r.status === 200 && r.body.filter((n: ListedNode) => n.remote).length >= 2);
+    const res = await until(() => call(`${platform.url}/api/v1/flows/nodes`, { bearer: admin }), (r) => r.status === 200 && r.body.filter((n: ListedNode) => n.remote).length >= 2, 15_000);
     expect(res.status).toBe(200);
     nodes = res.body;
   });

@@ -121,7 +121,7 @@ describe('API documents under third-party validators', () => {
     const res = await until(
       () => call(`${api}/openapi.json`),
       (r) => !!r.body?.paths?.['/api/v1/lint/quotes/{id}'] && !!r.body?.paths?.['/api/v1/lint/open'],
-      2000,
+      10_000,
     );
     expect(res.status).toBe(200);
     openapi = res.body;
@@ -203,7 +203,7 @@ describe('API documents under third-party validators', () => {
     const described = await until(
       () => call(`${api}/asyncapi.yaml`),
       (r) => r.text.includes('lint.orders.created'),
-      2000,
+      10_000,
     );
     expect(described.status).toBe(200);
     const diagnostics = await new Parser().validate(described.text);

@@ -79,10 +79,12 @@ describe('a service is ready only once its start-up seeding is done', () => {
       failing: ['flow-runtime'],
       services: { 'flow-runtime': { status: 'down', reason: 'seeding' }, deployments: { status: 'up' } },
     });
-    // The service's own probe says why.
+    // The service's own probe says why, in the standard error body.
     const probe = await call(`${api}/flow-runtime/readyz`);
     expect(probe.status).toBe(503);
-    expect(probe.body.error.seeding).toMatchObject({ status: 'down', message: 'seeding', tasks: ['deployments'] });
+    expect(probe.body).toMatchObject({ statusCode: 503, error: 'Service Unavailable', code: 'NOT_READY', message: 'not ready: seeding', requestId: probe.headers.get('x-request-id'), errorId: expect.any(String) });
+    expect(probe.body.failing.seeding).toMatchObject({ status: 'down', message: 'seeding', tasks: ['deployments'] });
+    expect(probe.body.info.store).toEqual({ status: 'up' });
 
     held.open();
     const after = await until(() => call(`${api}/health`), (r) => r.status === 200, 15_000, 100);

@@ -20,7 +20,7 @@ import { UPSTREAM_SERVICES } from './gateway.env';
  */
 function notReadyReason(a: UpstreamAnswer): string {
   if (a.error) return a.error;
-  const failed = (a.body as { error?: Record<string, { message?: unknown }> } | undefined)?.error;
+  const failed = (a.body as { failing?: Record<string, { message?: unknown }> } | undefined)?.failing;
   if (failed && typeof failed === 'object') {
     const reasons = Object.entries(failed).map(([check, v]) => {
       const message = typeof v?.message === 'string' ? v.message : 'down';
@@ -60,7 +60,7 @@ export class GatewayController {
     const failing: string[] = [];
     for (const a of answers) {
       if (!a.ok) failing.push(a.service);
-      services[a.service] = a.ok ? { status: 'up', checks: (a.body as { info?: unknown })?.info } : { status: 'down', reason: notReadyReason(a), checks: (a.body as { details?: unknown } | undefined)?.details };
+      services[a.service] = a.ok ? { status: 'up', checks: (a.body as { info?: unknown })?.info } : { status: 'down', reason: notReadyReason(a), checks: (a.body as { checks?: unknown } | undefined)?.checks };
     }
     if (failing.length) {
       res.status(503);

@@ -288,12 +288,12 @@ describe('README examples run as written against npm start', () => {
       }
     }
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8' };
-    const res = await runBash(prelude(failFile, logFile) + body.join('\n') + '\n', workDir, env, 50_000);
+    const res = await runBash(prelude(failFile, logFile) + body.join('\n') + '\n', workDir, env, 80_000);
     // README_TRANSCRIPT=<file> keeps what the examples printed, to read their answers.
     if (process.env.README_TRANSCRIPT) writeFileSync(process.env.README_TRANSCRIPT, res.stdout + '\n--- stderr ---\n' + res.stderr);
     const failures = readFileSync(failFile, 'utf8').split('\n').filter(Boolean);
     const statuses = readFileSync(logFile, 'utf8').split('\n').filter(Boolean);
     expect({ failures, exit: res.code, stderr: failures.length ? res.stderr.slice(-2000) : '' }).toEqual({ failures: [], exit: 0, stderr: '' });
     expect(statuses.length).toBeGreaterThanOrEqual(30);
-  }, 60_000);
+  }, 100_000);
 });

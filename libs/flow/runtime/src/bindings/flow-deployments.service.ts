@@ -1,5 +1,6 @@
-import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap, Optional } from '@nestjs/common';
 import { normalizeRoute, type RouteSpec, ServiceCallError, ServiceUnavailableError } from '@flowplane/contracts';
+import { ReadinessRegistry } from '@flowplane/platform/health';
 import { DomainException } from '@flowplane/platform/http';
 import { STORE } from '@flowplane/platform/service';
 import type { Collection, Store, StoreDocument } from '@flowplane/platform/store';
@@ -38,6 +39,7 @@ export class FlowDeployments implements OnApplicationBootstrap, BeforeApplicatio
     private readonly client: DeploymentsClient,
     private readonly table: DeploymentTable,
     @Inject(STORE) store: Store,
+    @Optional() private readonly readiness?: ReadinessRegistry,
   ) {
     this.migrations = store.collection('flow_runtime_migrations');
     flows.onPublished((flowId) => {
@@ -60,11 +62,15 @@ export class FlowDeployments implements OnApplicationBootstrap, BeforeApplicatio
    * the flow is published again.
    */
   onApplicationBootstrap(): void {
+    // Start-up seeding: the service is not ready before published flows have their deployments.
+    const seeded = this.readiness?.beginSeeding('flow deployments');
     this.backfillTimer = setInterval(() => {
       if (!this.table.ready) return;
       clearInterval(this.backfillTimer);
       this.backfillTimer = undefined;
-      void this.backfill().catch((e: Error) => this.log.error(`deployments of published flows not backfilled: ${e.message}`));
+      void this.backfill()
+        .catch((e: Error) => this.log.error(`deployments of published flows not backfilled: ${e.message}`))
+        .finally(() => seeded?.());
     }, 250);
     this.backfillTimer.unref();
   }

@@ -61,7 +61,9 @@ describe('flowctl', () => {
   it('validates: exit 0 on a clean file, 1 on errors, warnings fail only with --strict', () => {
     const clean = flowctl(['validate', fixture]);
     expect(clean.code).toBe(0);
-    expect(clean.stdout).toContain('0 errors, 0 warnings');
+    // The sample's action get_order and its entity order's lookup tool share a name: TOOL_NAME says so.
+    expect(clean.stdout).toContain('0 errors, 1 warning');
+    expect(clean.stdout).toContain('warning TOOL_NAME tool name "get_order" (from "get_order") is already used; renamed to "get_order_2"');
 
     const broken = path.join(dir, 'broken.yaml');
     writeFileSync(broken, 'version: "1.0"\nevents:\n  - name: order_placed\n    action: placed\n');
@@ -75,6 +77,72 @@ describe('flowctl', () => {
     const strict = flowctl(['validate', warned, '--strict']);
     expect(strict.code).toBe(1);
     expect(strict.stdout).toContain('FDL050');
+  });
+
+  it('validate fails (exit 1) on documents that would compile to broken output, naming each problem', () => {
+    const file = path.join(dir, 'model-errors.yaml');
+    writeFileSync(
+      file,
+      [
+        'version: "1.0"',
+        'modules:',
+        '  - name: billing',
+        '  - name: billing',
+        'entities:',
+        '  - name: invoice',
+        '    fields:',
+        '      total: decimal',
+        '      state: { type: enum, enum: [] }',
+        'actions:',
+        '  - name: pay',
+        '    method: FETCH',
+        '    path: invoices/{id}/pay',
+        '    emits: [invoice.paid]',
+        'workflows:',
+        '  - name: dun',
+        '    triggers: [invoice.overdue]',
+        '    steps: [{ id: s, action: pay }]',
+        'schedules:',
+        '  - name: nightly',
+        '    cron: "0 0 * *"',
+        '    action: pay',
+        '',
+      ].join('\n'),
+    );
+    const r = flowctl(['validate', file, '--format', 'json']);
+    expect(r.code).toBe(1);
+    const report = JSON.parse(r.stdout) as { diagnostics: Array<{ code: string; severity: string; path: string }> };
+    expect(report.diagnostics.filter((d) => d.severity === 'error').map((d) => [d.code, d.path])).toEqual(
+      expect.arrayContaining([
+        ['DUPLICATE_NAME', '/modules/1/name'],
+        ['FIELD_TYPE', '/entities/0/fields/total/type'],
+        ['EMPTY_ENUM', '/entities/0/fields/state/enum'],
+        ['HTTP_METHOD', '/actions/0/method'],
+        ['HTTP_PATH', '/actions/0/path'],
+        ['UNKNOWN_EVENT', '/actions/0/emits/0'],
+        ['UNKNOWN_EVENT', '/workflows/0/triggers/0'],
+        ['CRON', '/schedules/0/cron'],
+      ]),
+    );
+    const text = flowctl(['validate', file]);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toMatch(/model-errors\.yaml:12:\d+: error HTTP_METHOD /);
+  });
+
+  it('validate flags form B graphs with unknown node kinds, delivery modes and nodes (exit 1), and renamed tools', () => {
+    const file = path.join(dir, 'graph.yaml');
+    writeFileSync(file, 'flowdef: "1.0"\ninfo: { title: g }\nnodes:\n  in: { kind: source }\n  go: { kind: teleport }\nedges:\n  - { from: in, to: go, delivery: { mode: pigeon } }\n  - { from: go, to: nowhere }\n');
+    const r = flowctl(['validate', file]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/graph\.yaml:5:\d+: error NODE_KIND /);
+    expect(r.stdout).toMatch(/graph\.yaml:7:\d+: error DELIVERY_MODE /);
+    expect(r.stdout).toMatch(/graph\.yaml:8:\d+: error UNKNOWN_NODE /);
+
+    const tools = path.join(dir, 'tools.yaml');
+    writeFileSync(tools, 'version: "1.0"\nactions:\n  - name: place order\n');
+    const renamed = flowctl(['validate', tools]);
+    expect(renamed.code).toBe(0);
+    expect(renamed.stdout).toMatch(/tools\.yaml:3:\d+: warning TOOL_NAME .*renamed to "place_order"/);
   });
 
   it('writes SARIF 2.1.0 and JSON reports', () => {

@@ -50,8 +50,55 @@ describe('compile, validate and tools routes', () => {
     expect(res.body.diagnostics[0]).toMatchObject({ code: 'FDL010', severity: 'error', path: expect.stringMatching(/^\/events\/0/), position: { line: expect.any(Number), column: expect.any(Number) } });
     const sarif = await call(`${api}/flows/validate?report=sarif`, { method: 'POST', bearer: admin, ...yaml(doc) });
     expect(sarif.body.version).toBe('2.1.0');
+    // The sample has no errors; its action get_order and entity order's lookup tool share a name (TOOL_NAME).
     const clean = await call(`${api}/flows/validate`, { method: 'POST', bearer: admin, ...yaml(sample) });
-    expect(clean.body).toEqual({ valid: true, summary: { errors: 0, warnings: 0 }, diagnostics: [] });
+    expect(clean.body).toMatchObject({ valid: true, summary: { errors: 0, warnings: 1 } });
+    expect(clean.body.diagnostics).toEqual([expect.objectContaining({ code: 'TOOL_NAME', severity: 'warning', path: '/entities/2/name', position: expect.objectContaining({ line: 59 }) })]);
+  });
+
+  const broken = [
+    'version: "1.0"',
+    'modules:',
+    '  - name: billing',
+    '  - name: billing',
+    'entities:',
+    '  - name: invoice',
+    '    fields: { total: decimal, state: { type: enum, enum: [] } }',
+    'actions:',
+    '  - { name: pay, method: FETCH, path: "invoices/{id}", emits: [invoice.paid] }',
+    'workflows:',
+    '  - { name: dun, triggers: [invoice.overdue], steps: [{ id: s, action: pay }] }',
+    'schedules:',
+    '  - { name: nightly, cron: "0 0 * *", action: pay }',
+    '',
+  ].join('\n');
+  const brokenCodes = ['DUPLICATE_NAME', 'FIELD_TYPE', 'EMPTY_ENUM', 'HTTP_METHOD', 'HTTP_PATH', 'UNKNOWN_EVENT', 'UNKNOWN_EVENT', 'CRON'];
+
+  it('validate reports documents that would compile to broken output as errors', async () => {
+    const res = await call(`${api}/flows/validate`, { method: 'POST', bearer: admin, ...yaml(broken) });
+    expect(res.status).toBe(200);
+    expect(res.body.valid).toBe(false);
+    expect(res.body.diagnostics.filter((d: { severity: string }) => d.severity === 'error').map((d: { code: string }) => d.code).sort()).toEqual([...brokenCodes].sort());
+  });
+
+  it('compile answers 422 with every diagnostic when the document has errors, 200 with warnings only', async () => {
+    for (const to of ['openapi', 'json']) {
+      const res = await call(`${api}/flows/compile?to=${to}`, { method: 'POST', bearer: admin, ...yaml(broken) });
+      expect(res.status).toBe(422);
+      expect(res.body).toMatchObject({ statusCode: 422, code: 'DOCUMENT_HAS_ERRORS', message: expect.stringContaining('the document has errors') });
+      expect(res.body.diagnostics.filter((d: { severity: string }) => d.severity === 'error')).toHaveLength(brokenCodes.length);
+    }
+    const graph = 'flowdef: "1.0"\ninfo: { title: g }\nnodes:\n  in: { kind: source }\n  go: { kind: teleport }\nedges:\n  - { from: in, to: go, delivery: { mode: pigeon } }\n  - { from: go, to: nowhere }\n';
+    const formB = await call(`${api}/flows/compile?to=json&envelope=true`, { method: 'POST', bearer: admin, ...yaml(graph) });
+    expect(formB.status).toBe(422);
+    expect(formB.body.diagnostics.map((d: { code: string; path: string }) => [d.code, d.path])).toEqual([
+      ['NODE_KIND', '/nodes/go/kind'],
+      ['DELIVERY_MODE', '/edges/0/delivery/mode'],
+      ['UNKNOWN_NODE', '/edges/1/to'],
+    ]);
+    const warned = await call(`${api}/flows/compile?to=json`, { method: 'POST', bearer: admin, ...yaml('version: "1.0"\nchannels:\n  - name: c\n    protocol: carrier-pigeon\n') });
+    expect(warned.status).toBe(200);
+    expect(warned.headers.get('x-diagnostics-warnings')).toBe('1');
   });
 
   it('exports tools', async () => {

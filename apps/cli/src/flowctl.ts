@@ -7,7 +7,6 @@ import {
   type Diagnostic,
   formatDiagnostics,
   hasErrors,
-  readDocument,
   sourceFormat,
   targetFormat,
   TARGET_FORMATS,
@@ -16,6 +15,7 @@ import {
   toolsOfDocument,
   UnknownFormatError,
   SOURCE_FORMATS,
+  validateDocument,
 } from '@flowplane/flow/compile';
 import { SecretsKeyring } from '@flowplane/platform/config';
 import {
@@ -42,7 +42,8 @@ Commands:
   export <file> --format <target> [--from <source>] [--out <file>] [--syntax json|yaml]
       Converts a document through the IR. Targets: ${TARGET_FORMATS.join(', ')}.
   validate <file> [--format text|json|sarif] [--from <source>] [--strict]
-      Checks a document (codes FDL001..FDL060). Exit 1 on errors; warnings fail only with --strict.
+      Checks a document (codes FDL001..FDL060, model and pipeline codes). Exit 1 on errors; warnings
+      fail only with --strict.
   tools <file> [--select ${TOOL_SELECTIONS.join('|')}] [--from <source>] [--out <file>]
       Prints function-calling tool definitions (JSON).
   store verify <dir> [--format text|json]
@@ -167,7 +168,7 @@ function run(argv: string[], io: Io): number {
     case 'validate': {
       const report = (values.format ?? 'text').toLowerCase();
       if (!(REPORTS as readonly string[]).includes(report)) throw new UsageError(`unknown report format "${values.format}"; valid: ${REPORTS.join(', ')}`);
-      const result = readDocument(text, { from });
+      const result = validateDocument(text, { from });
       emit(formatDiagnostics(result.diagnostics, report as (typeof REPORTS)[number], { file: label, toolVersion: VERSION }));
       return hasErrors(result.diagnostics, values.strict) ? 1 : 0;
     }

@@ -42,5 +42,35 @@ export const PIPELINE_CODES = {
 
 export type PipelineCode = keyof typeof PIPELINE_CODES;
 
+/**
+ * Checks beyond the spec's table, for documents that would compile to broken output (a schedule that
+ * never fires, an operation no client can call, a graph the runtime refuses). All errors: `flowctl
+ * validate` exits 1 and the compile route answers 422.
+ */
+export const MODEL_CODES = {
+  /** A schedule's cron is missing or not a valid five-field expression (UTC). */
+  CRON: { severity: 'error', rule: 'schedule cron is not a valid five-field expression' },
+  /** Two items of one section share a name (names are how items refer to each other). */
+  DUPLICATE_NAME: { severity: 'error', rule: 'two modules, entities, events, actions, workflows or schedules share a name' },
+  /** An entity (or form B packet) field has a type outside the field types table. */
+  FIELD_TYPE: { severity: 'error', rule: 'entity field has an unrecognised type' },
+  /** A field of type enum, or with an `enum` list, allows no value. */
+  EMPTY_ENUM: { severity: 'error', rule: 'enum lists no values' },
+  /** An action's `emits` or a workflow's `triggers` names no event of the document. */
+  UNKNOWN_EVENT: { severity: 'error', rule: 'emits or triggers names an unknown event' },
+  /** An action's path does not start with "/". */
+  HTTP_PATH: { severity: 'error', rule: 'action path does not start with "/"' },
+  /** An action's method is not an HTTP method. */
+  HTTP_METHOD: { severity: 'error', rule: 'action method is not an HTTP method' },
+  /** Form B: a node's kind is missing or not source, action or llm. */
+  NODE_KIND: { severity: 'error', rule: 'form B node kind is not source, action or llm' },
+  /** Form B: an edge's delivery mode is not direct, ephemeral, checkpoint, durable or stream. */
+  DELIVERY_MODE: { severity: 'error', rule: 'form B edge delivery mode is unknown' },
+  /** Form B: an edge's from or to names no node. */
+  UNKNOWN_NODE: { severity: 'error', rule: 'form B edge names an undefined node' },
+} as const satisfies Record<string, DiagnosticCodeInfo>;
+
+export type ModelCode = keyof typeof MODEL_CODES;
+
 /** Every code this library emits, validation codes first. */
-export const DIAGNOSTIC_CODES: Record<string, DiagnosticCodeInfo> = { ...VALIDATION_CODES, ...PIPELINE_CODES };
+export const DIAGNOSTIC_CODES: Record<string, DiagnosticCodeInfo> = { ...VALIDATION_CODES, ...PIPELINE_CODES, ...MODEL_CODES };

@@ -68,7 +68,9 @@ describe('form A reader', () => {
 
   it('reports wrong shapes as FMT diagnostics with source positions and keeps the rest', () => {
     const { model, diagnostics } = read('messy');
-    expect(diagnostics.every((d) => d.code === 'FMT' && d.position)).toBe(true);
+    expect(diagnostics.every((d) => d.position)).toBe(true);
+    // An unknown HTTP method is an error (the operation could not be called); the rest are FMT warnings.
+    expect(diagnostics.filter((d) => d.code !== 'FMT')).toEqual([expect.objectContaining({ code: 'HTTP_METHOD', severity: 'error', path: '/actions/0/method', message: expect.stringContaining('"FETCH"') })]);
     const at = (path: string) => diagnostics.find((d) => d.path === path);
     expect(at('/colour')).toMatchObject({ severity: 'warning', position: { line: 7, column: 1 } });
     expect(at('/extensions/not-x')).toBeDefined();

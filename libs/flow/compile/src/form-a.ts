@@ -1,5 +1,5 @@
 import { stringify } from 'yaml';
-import { PIPELINE_CODES } from './codes';
+import { MODEL_CODES, PIPELINE_CODES } from './codes';
 import {
   type ApiModel,
   type ChannelOperation,
@@ -8,6 +8,7 @@ import {
   emptyModel,
   type Extensions,
   type FieldMap,
+  HTTP_METHODS,
   type ModelAction,
   type ModelChannel,
   type ModelEntity,
@@ -197,8 +198,8 @@ class Reader {
     }
     if (v.method !== undefined && v.method !== null) {
       const method = this.str(v.method, `${p}/method`).toUpperCase();
-      if (['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'].includes(method)) a.method = method as ModelAction['method'];
-      else this.report(`${p}/method`, `action "${a.name}": method "${method}" is not an HTTP method; ignored`);
+      if ((HTTP_METHODS as readonly string[]).includes(method)) a.method = method as ModelAction['method'];
+      else this.report(`${p}/method`, `action "${a.name}": method "${method}" is not one of ${HTTP_METHODS.join(', ')}`, MODEL_CODES.HTTP_METHOD.severity, 'HTTP_METHOD');
     }
     this.optStr(a, 'path', v, p);
     if (v.input !== undefined && v.input !== null) a.input = this.fields(v.input, `${p}/input`);

@@ -41,6 +41,27 @@ describe('readFormB', () => {
       ['/edges/0', 'an edge needs string "from" and "to"; left out'],
     ]);
   });
+
+  it('flags unknown node kinds, unknown delivery modes and edges to undefined nodes as errors', () => {
+    const { diagnostics } = readFormB({
+      flowdef: '1.0',
+      info: { title: 't' },
+      nodes: { src: { kind: 'source', operationId: 'svc/event-source' }, step: { kind: 'robot' }, bare: {} },
+      edges: [
+        { from: 'src', to: 'step', delivery: { mode: 'carrier-pigeon' } },
+        { from: 'step', to: 'ghost' },
+        { from: 'src', to: 'bare', delivery: { mode: 'durable' } },
+      ],
+    });
+    expect(diagnostics.map((d) => [d.code, d.severity, d.path])).toEqual([
+      ['NODE_KIND', 'error', '/nodes/step/kind'],
+      ['NODE_KIND', 'error', '/nodes/bare/kind'],
+      ['DELIVERY_MODE', 'error', '/edges/0/delivery/mode'],
+      ['UNKNOWN_NODE', 'error', '/edges/1/to'],
+    ]);
+    expect(diagnostics[0].message).toBe('node "step": kind "robot" is not one of source, action, llm');
+    expect(diagnostics[3].message).toBe('edge 1 enters "ghost", which is not a node of this document');
+  });
 });
 
 describe('form B → IR → form B', () => {

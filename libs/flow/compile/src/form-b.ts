@@ -28,7 +28,8 @@
  * are the step ids, prefixed `<workflow>.` when the model has more than one workflow. Packets are
  * the entities (fieldsToSchema, or the kept `x-packet`).
  */
-import { FLOWDEF_VERSION, type SpecDocument, type SpecEdge, type SpecNode, type SpecServer } from '@flowplane/flow/ir';
+import { DELIVERY_MODES, FLOWDEF_VERSION, SPEC_NODE_KINDS, type SpecDocument, type SpecEdge, type SpecNode, type SpecServer } from '@flowplane/flow/ir';
+import { MODEL_CODES, type ModelCode } from './codes';
 import { fieldsToSchema, type JsonSchema } from './field-types';
 import { cloneJson, extensionsOf, fmt, isRecord, pointer, sameJson, uniqueName, withPositions, type FormatReadOptions, type FormatReadResult, type FormatWriteResult } from './format-util';
 import { eventTopic } from './asyncapi';
@@ -97,6 +98,8 @@ export function readFormB(source: unknown, options: FormatReadOptions = {}): For
       diagnostics.push(fmt('warning', at, 'a node must be a mapping; left out'));
       continue;
     }
+    if (n.kind === undefined) modelError(diagnostics, 'NODE_KIND', `${at}/kind`, `node "${key}" has no kind (one of ${SPEC_NODE_KINDS.join(', ')})`);
+    else if (!(SPEC_NODE_KINDS as readonly unknown[]).includes(n.kind)) modelError(diagnostics, 'NODE_KIND', `${at}/kind`, `node "${key}": kind ${JSON.stringify(n.kind)} is not one of ${SPEC_NODE_KINDS.join(', ')}`);
     nodes[key] = cloneJson(n) as ModelFlowGraph['nodes'][string];
     const ext: Extensions = {};
     if (n.operationId !== undefined) ext['x-operationId'] = n.operationId;
@@ -105,8 +108,17 @@ export function readFormB(source: unknown, options: FormatReadOptions = {}): For
   }
   const edges: ModelFlowGraph['edges'] = [];
   (Array.isArray(source.edges) ? source.edges : []).forEach((e, i) => {
-    if (isRecord(e) && typeof e.from === 'string' && typeof e.to === 'string') edges.push(cloneJson(e) as ModelFlowGraph['edges'][number]);
-    else diagnostics.push(fmt('warning', pointer('edges', i), 'an edge needs string "from" and "to"; left out'));
+    if (isRecord(e) && typeof e.from === 'string' && typeof e.to === 'string') {
+      edges.push(cloneJson(e) as ModelFlowGraph['edges'][number]);
+      for (const end of ['from', 'to'] as const) {
+        const name = e[end] as string;
+        if (!Object.prototype.hasOwnProperty.call(nodes, name)) modelError(diagnostics, 'UNKNOWN_NODE', pointer('edges', i, end), `edge ${i} ${end === 'from' ? 'leaves' : 'enters'} "${name}", which is not a node of this document`);
+      }
+      const mode = isRecord(e.delivery) ? e.delivery.mode : undefined;
+      if (e.delivery !== undefined && !(DELIVERY_MODES as readonly unknown[]).includes(mode)) {
+        modelError(diagnostics, 'DELIVERY_MODE', isRecord(e.delivery) ? pointer('edges', i, 'delivery', 'mode') : pointer('edges', i, 'delivery'), `edge ${i}: delivery mode ${JSON.stringify(mode ?? null)} is not one of ${DELIVERY_MODES.join(', ')}`);
+      }
+    } else diagnostics.push(fmt('warning', pointer('edges', i), 'an edge needs string "from" and "to"; left out'));
   });
   model.flow = { nodes, edges };
 
@@ -130,6 +142,10 @@ export function readFormB(source: unknown, options: FormatReadOptions = {}): For
   if (Object.keys(rest).length) ext[REST_KEY] = rest;
   if (Object.keys(ext).length) model.extensions = ext;
   return { model, diagnostics: withPositions(diagnostics, options.map) };
+}
+
+function modelError(diagnostics: Diagnostic[], code: ModelCode, path: string, message: string): void {
+  diagnostics.push({ code, severity: MODEL_CODES[code].severity, message, path });
 }
 
 function serversOf(servers: Record<string, ModelServer>): Record<string, SpecServer> {

@@ -1,7 +1,7 @@
 import { PIPELINE_CODES } from './codes';
 import type { ApiModel, Diagnostic, ModelModule } from './model';
 import { type SourceMap } from './source';
-import { validateModel } from './validate';
+import { validateModel, type ValidateOptions } from './validate';
 
 /**
  * Compile step (issue 5 item 4): modules in topological order of `depends_on` (a module comes after
@@ -139,7 +139,7 @@ export interface CompileResult {
 }
 
 /** Validates a model and orders its modules. Does not modify its argument. */
-export function compileModel(model: ApiModel | null | undefined, options: { map?: SourceMap } = {}): CompileResult {
+export function compileModel(model: ApiModel | null | undefined, options: ValidateOptions = {}): CompileResult {
   const diagnostics = validateModel(model, options);
   if (!model) return { model: null, diagnostics };
   const order = orderModules(model.modules ?? [], options);

@@ -96,7 +96,7 @@ export function readDocument(text: string | Uint8Array, options: ReadDocumentOpt
   const read = readerOf(format)(parsed.value, parsed.map);
   if (!read.model) return { model: null, diagnostics: read.diagnostics, format, map: parsed.map };
   // Compile diagnostics point into the IR; their positions are meaningful when the source is form A (or the IR).
-  const compiled = compileModel(read.model, { map: format === 'forma' || format === 'ir' ? parsed.map : undefined });
+  const compiled = compileModel(read.model, { map: format === 'forma' || format === 'ir' ? parsed.map : undefined, declaresEvents: format !== 'openapi' });
   return { model: compiled.model, diagnostics: [...read.diagnostics, ...compiled.diagnostics], format, map: parsed.map };
 }
 
@@ -183,6 +183,22 @@ export function convertDocument(text: string | Uint8Array, options: ReadDocument
   }
   const output = writeDocument(read.model, options.to, options.syntax);
   return { output, diagnostics: [...read.diagnostics, ...output.diagnostics], format: read.format };
+}
+
+/**
+ * What `flowctl validate` and the validate route report: the read and compile diagnostics, plus a
+ * TOOL_NAME warning for every action or entity whose function-calling tool would be renamed.
+ */
+export function validateDocument(text: string | Uint8Array, options: ReadDocumentOptions = {}): ReadDocumentResult {
+  const read = readDocument(text, options);
+  if (!read.model) return read;
+  const map = read.format === 'forma' || read.format === 'ir' ? read.map : undefined;
+  const renamed = exportTools(read.model, 'all').diagnostics.filter((d) => d.code === 'TOOL_NAME');
+  for (const d of renamed) {
+    const position = map?.position(d.path);
+    if (position) d.position = position;
+  }
+  return { ...read, diagnostics: [...read.diagnostics, ...renamed] };
 }
 
 /** Function-calling tools of a source text. */

@@ -78,11 +78,16 @@ describe('exportTools', () => {
     const { tools, diagnostics } = exportTools(model, 'actions');
     expect(tools.map((t) => t.function.name)).toEqual(['order_create', 'order_create_2', 'order_create_3', 'tool', 'x'.repeat(64), 'x'.repeat(62) + '_2']);
     for (const t of tools) expect(t.function.name).toMatch(TOOL_NAME_PATTERN);
+    // Every renamed tool is reported: sanitised (0, 1, 3, 4) and de-duplicated (1, 2, 5).
     expect(diagnostics.map((d) => [d.code, d.severity, d.path])).toEqual([
+      ['TOOL_NAME', 'warning', '/actions/0/name'],
       ['TOOL_NAME', 'warning', '/actions/1/name'],
       ['TOOL_NAME', 'warning', '/actions/2/name'],
+      ['TOOL_NAME', 'warning', '/actions/3/name'],
+      ['TOOL_NAME', 'warning', '/actions/4/name'],
       ['TOOL_NAME', 'warning', '/actions/5/name'],
     ]);
+    expect(diagnostics[0].message).toBe('tool name "order.create" is not 1 to 64 letters, digits, "_" or "-"; renamed to "order_create"');
     expect(sanitizeToolName('ünï/cødé')).toBe('_n__c_d_');
   });
 

@@ -21,7 +21,8 @@ import type { ApiModel, Diagnostic, FieldMap, ModelEntity, ModelField } from './
  * the empty schema (anything).
  *
  * Names: characters outside [a-zA-Z0-9_-] become `_`, at most 64 characters (`tool` for an empty
- * name). A name already taken gets `_2`, `_3`, ... in document order and a TOOL_NAME warning.
+ * name). A name already taken gets `_2`, `_3`, ... in document order. Every renamed tool (either
+ * way) gets a TOOL_NAME warning, so a caller knows which name the model will call it by.
  */
 
 export type ToolSource = 'actions' | 'entities' | 'commands' | 'all';
@@ -95,6 +96,13 @@ export function exportTools(model: ApiModel | null | undefined, source: ToolSour
     }
     if (name !== base) {
       diagnostics.push({ code: 'TOOL_NAME', severity: PIPELINE_CODES.TOOL_NAME.severity, message: `tool name "${base}" (from "${c.name}") is already used; renamed to "${name}"`, path: c.path });
+    } else if (name !== c.name) {
+      diagnostics.push({
+        code: 'TOOL_NAME',
+        severity: PIPELINE_CODES.TOOL_NAME.severity,
+        message: `tool name "${c.name}" is not 1 to 64 letters, digits, "_" or "-"; renamed to "${name}"`,
+        path: c.path,
+      });
     }
     taken.add(name);
     return { type: 'function' as const, function: { ...c.tool, name } };

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { VALIDATION_CODES } from './codes';
+import { MODEL_CODES, VALIDATION_CODES } from './codes';
 import { parseFormAText } from './form-a';
 import { emptyModel } from './model';
 import { parseSource } from './source';
+import { readDocument, validateDocument } from './pipeline';
 import { validateModel } from './validate';
 
 const SAMPLE = readFileSync(join(__dirname, '../test/fixtures/order-service.flow.yaml'), 'utf8');
@@ -101,5 +102,80 @@ describe('validateModel', () => {
       ],
     });
     expect(validateModel(model)).toEqual([expect.objectContaining({ code: 'FDL021', path: '/workflows/1/steps/0/next' })]);
+  });
+});
+
+/** One minimal form A document per model code (errors beyond the spec's table), and the path it must carry. */
+const MODEL_MINIMAL: Record<string, { doc: string; path: string; line: number; message: string }> = {
+  CRON: {
+    doc: 'version: "1.0"\nactions:\n  - name: a\nschedules:\n  - name: s\n    cron: "61 * * * *"\n    action: a\n',
+    path: '/schedules/0/cron',
+    line: 6,
+    message: 'schedule "s": cron "61 * * * *" is invalid',
+  },
+  DUPLICATE_NAME: { doc: 'version: "1.0"\nmodules:\n  - name: billing\n  - name: billing\n', path: '/modules/1/name', line: 4, message: 'module name "billing" is already used by /modules/0' },
+  FIELD_TYPE: { doc: 'version: "1.0"\nentities:\n  - name: order\n    fields:\n      total: decimal\n', path: '/entities/0/fields/total/type', line: 5, message: 'entity "order": field "total" has unrecognised type "decimal"' },
+  EMPTY_ENUM: {
+    doc: 'version: "1.0"\nentities:\n  - name: order\n    fields:\n      state:\n        type: enum\n        enum: []\n',
+    path: '/entities/0/fields/state/enum',
+    line: 7,
+    message: 'entity "order": field "state" has an empty enum, so no value is valid',
+  },
+  UNKNOWN_EVENT: { doc: 'version: "1.0"\nactions:\n  - name: place\n    emits: [order.placed]\n', path: '/actions/0/emits/0', line: 4, message: 'action "place" emits unknown event "order.placed"' },
+  HTTP_PATH: { doc: 'version: "1.0"\nactions:\n  - name: place\n    method: POST\n    path: orders\n', path: '/actions/0/path', line: 5, message: 'action "place": path "orders" must start with "/"' },
+  HTTP_METHOD: { doc: 'version: "1.0"\nactions:\n  - name: place\n    method: FETCH\n    path: /orders\n', path: '/actions/0/method', line: 4, message: 'action "place": method "FETCH" is not one of GET' },
+};
+
+describe('model checks beyond the spec table (errors)', () => {
+  it.each(Object.entries(MODEL_MINIMAL))('%s is an error of a minimal document, with its path and position', (code, { doc, path, line, message }) => {
+    const { diagnostics } = readDocument(doc);
+    expect(diagnostics).toEqual([expect.objectContaining({ code, severity: 'error', path, position: expect.objectContaining({ line }), message: expect.stringContaining(message) })]);
+    expect(MODEL_CODES[code as keyof typeof MODEL_CODES].severity).toBe('error');
+  });
+
+  it('refuses cron expressions that are not five valid fields, and a schedule without one', () => {
+    const cron = (c: string) => validateModel(emptyModel({ version: '1.0', schedules: [{ name: 's', cron: c }] })).map((d) => d.code);
+    expect(cron('*/5 * * * *')).toEqual([]);
+    expect(cron('0 9 * * MON-FRI')).toEqual([]);
+    for (const bad of ['', '* * * *', '0 0 * * * *', 'every day', '0 25 * * *']) expect(cron(bad)).toEqual(['CRON']);
+  });
+
+  it('checks workflow triggers and nested enums, and names duplicates in every section', () => {
+    const model = emptyModel({
+      version: '1.0',
+      entities: [{ name: 'e', fields: { tags: { type: 'array', items: { type: 'string', enum: [] } } } }, { name: 'e', fields: {} }],
+      events: [{ name: 'ev', entity_type: 'e', action: 'made' }],
+      workflows: [{ name: 'w', triggers: ['ev', 'gone'], steps: [{ id: 'a' }] }],
+    });
+    expect(validateModel(model).map((d) => [d.code, d.path])).toEqual([
+      ['DUPLICATE_NAME', '/entities/1/name'],
+      ['EMPTY_ENUM', '/entities/0/fields/tags/items/enum'],
+      ['UNKNOWN_EVENT', '/workflows/0/triggers/1'],
+    ]);
+  });
+
+  it('keeps the table severities for event payload and action field types (FDL012, FDL060 warnings)', () => {
+    expect(validateModel(emptyModel({ version: '1.0', actions: [{ name: 'a', input: { x: { type: 'decimal' } } }] }))).toEqual([expect.objectContaining({ code: 'FDL060', severity: 'warning' })]);
+  });
+
+  it('does not check emits against events when the source format cannot declare them (OpenAPI)', () => {
+    const openapi = JSON.stringify({
+      openapi: '3.0.3',
+      info: { title: 't', version: '1' },
+      paths: { '/orders': { post: { operationId: 'place', 'x-emits': ['order.placed'], responses: { '201': { description: 'ok' } } } } },
+    });
+    expect(readDocument(openapi).diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  });
+});
+
+describe('validateDocument', () => {
+  it('adds a TOOL_NAME warning for every tool the export would rename, with its position', () => {
+    const doc = 'version: "1.0"\nactions:\n  - name: order.place\n  - name: order_place\nentities:\n  - name: order\n    fields: {}\n';
+    const { diagnostics } = validateDocument(doc);
+    expect(diagnostics.map((d) => [d.code, d.severity, d.path, d.position?.line])).toEqual([
+      ['TOOL_NAME', 'warning', '/actions/0/name', 3],
+      ['TOOL_NAME', 'warning', '/actions/1/name', 4],
+    ]);
+    expect(diagnostics[1].message).toBe('tool name "order_place" (from "order_place") is already used; renamed to "order_place_2"');
   });
 });

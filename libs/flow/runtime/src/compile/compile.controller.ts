@@ -1,11 +1,10 @@
 import { Body, Controller, HttpCode, Inject, Post, Query, Res } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiBearerAuth, ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiPayloadTooLargeResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiBearerAuth, ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiPayloadTooLargeResponse, ApiQuery, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import type { Response } from 'express';
 import {
   convertDocument,
   type Diagnostic,
   hasErrors,
-  readDocument,
   sourceFormat,
   summarize,
   targetFormat,
@@ -16,6 +15,7 @@ import {
   TOOL_SELECTIONS,
   toolsOfDocument,
   UnknownFormatError,
+  validateDocument,
 } from '@flowplane/flow/compile';
 import { AdminRoute } from '@flowplane/platform/auth';
 import { DomainException } from '@flowplane/platform/http';
@@ -57,12 +57,14 @@ export class CompileController {
   @ApiBody({ description: 'The source document (YAML or JSON).', schema: { type: 'string' } })
   @ApiOkResponse({ description: 'The converted document.' })
   @ApiBadRequestResponse({ description: 'Unknown format, or a document that cannot be read (diagnostics with line and column).' })
+  @ApiUnprocessableEntityResponse({ description: 'The document was read but has errors (`DOCUMENT_HAS_ERRORS`); the body carries every diagnostic. Nothing is converted.' })
   @ApiPayloadTooLargeResponse()
   compile(@Body() body: unknown, @Query('from') from: string | undefined, @Query('to') to: string | undefined, @Query('syntax') syntax: string | undefined, @Query('envelope') envelope: string | undefined, @Res() res: Response): void {
     const opts = formats(() => ({ from: sourceFormat(from), to: targetFormat(to) }));
     if (syntax !== undefined && syntax !== 'json' && syntax !== 'yaml') throw new DomainException('UNKNOWN_FORMAT', 400, `syntax must be json or yaml, not "${syntax}"`);
     const result = convertDocument(textOf(body), { ...opts, maxBytes: this.maxBytes, syntax });
     refuseUnreadable(result.diagnostics, !result.output);
+    refuseErrors(result.diagnostics);
     const output = result.output!;
     if (envelope === 'true' || envelope === '1') {
       res.status(200).json({ format: opts.to, contentType: output.contentType, document: output.text, diagnostics: result.diagnostics });
@@ -88,7 +90,7 @@ export class CompileController {
   validate(@Body() body: unknown, @Query('format') format: string | undefined, @Query('report') report: string | undefined): Record<string, unknown> {
     const from = formats(() => sourceFormat(format));
     if (report !== undefined && report !== 'json' && report !== 'sarif') throw new DomainException('UNKNOWN_FORMAT', 400, `report must be json or sarif, not "${report}"`);
-    const result = readDocument(textOf(body), { from, maxBytes: this.maxBytes });
+    const result = validateDocument(textOf(body), { from, maxBytes: this.maxBytes });
     if (result.diagnostics.some((d) => d.code === 'TOO_LARGE')) refuseUnreadable(result.diagnostics, true);
     if (report === 'sarif') return toSarif(result.diagnostics, { file: 'request-body' });
     return { valid: !hasErrors(result.diagnostics), summary: summarize(result.diagnostics), diagnostics: result.diagnostics };
@@ -135,6 +137,19 @@ function refuseUnreadable(diagnostics: Diagnostic[], unreadable: boolean): void 
   const first = diagnostics.find((d) => d.severity === 'error') ?? diagnostics[0];
   const where = first?.position ? ` at line ${first.position.line}, column ${first.position.column}` : '';
   throw new DomainException('INVALID_DOCUMENT', 400, `the document cannot be read${where}: ${first?.message ?? 'empty document'}`, { diagnostics });
+}
+
+/**
+ * 422 when the document was read but has errors: the output would be broken (an operation without
+ * a valid method, a schedule that never fires), so none is sent. Warnings still answer 200.
+ */
+function refuseErrors(diagnostics: Diagnostic[]): void {
+  if (!hasErrors(diagnostics)) return;
+  const errors = diagnostics.filter((d) => d.severity === 'error');
+  const first = errors[0];
+  const where = first.position ? ` (line ${first.position.line}, column ${first.position.column})` : '';
+  const more = errors.length > 1 ? ` and ${errors.length - 1} more error${errors.length === 2 ? '' : 's'}` : '';
+  throw new DomainException('DOCUMENT_HAS_ERRORS', 422, `the document has errors: ${first.code} at ${first.path || '/'}${where}: ${first.message}${more}`, { diagnostics });
 }
 
 /** Header values must be ASCII without newlines. */

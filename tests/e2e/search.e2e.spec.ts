@@ -149,9 +149,12 @@ describe('vector search through the gateway', () => {
     const unsupported = await query('docs', { text: 'x', filter: { must: [{ key: 'title', match: { text: 'reset' } }] } });
     expect(unsupported.status).toBe(400);
     expect(unsupported.body.message).toMatch(/filter: .*must\[0\]\.match.*text/);
-    const geo = await query('docs', { text: 'x', filter: { must: [{ key: 'loc', geo_radius: { center: { lat: 0, lon: 0 }, radius: 1 } }] } });
+    const geo = await query('docs', { text: 'x', filter: { must: [{ key: 'loc', geo_bounding_box: { top_left: { lat: 1, lon: 0 }, bottom_right: { lat: 0, lon: 1 } } }] } });
     expect(geo.status).toBe(400);
-    expect(geo.body.message).toContain('geo_radius');
+    expect(geo.body.message).toContain('geo_bounding_box');
+    const badCentre = await query('docs', { text: 'x', filter: { must: [{ key: 'loc', geo_radius: { center: { lat: 91, lon: 0 }, radius: 1 } }] } });
+    expect(badCentre.status).toBe(400);
+    expect(badCentre.body.message).toContain('must[0].geo_radius.center');
     expect((await query('missing', { text: 'x' })).status).toBe(404);
   });
 
@@ -188,6 +191,37 @@ describe('vector search through the gateway', () => {
     expect(full.body.hits).toHaveLength(3);
     expect(full.body.exhausted).toBe(false);
     expect((await query('docs', { text: 'faq', limit: 1000 })).body.limit).toBe(100);
+  });
+
+  it('filters by has_id with document ids and by geo_radius over {lon, lat} payloads, as Qdrant would', async () => {
+    expect((await adminCall('POST', '/indexes', { name: 'places', dim: DIM })).status).toBe(201);
+    try {
+      const city = (id: string | number, lon: number, lat: number, i: number) => ({ id, vector: axis(i), payload: { where: { lon, lat } } });
+      const upserted = await adminCall('POST', '/indexes/places/upsert', {
+        documents: [
+          city('berlin', 13.405, 52.52, 0),
+          city('potsdam', 13.0645, 52.3906, 1), // 27 km from Berlin
+          city(7, 9.9937, 53.5511, 2), // Hamburg, 255 km
+          { id: 'nowhere', vector: axis(3), payload: { where: 'unknown' } },
+        ],
+      });
+      expect(upserted.status).toBe(200);
+      const ids = async (filter: unknown) => {
+        const res = await query('places', { vector: axis(0), limit: 10, filter });
+        expect(res.status).toBe(200);
+        return (res.body.hits as Array<{ id: string }>).map((h) => h.id).sort();
+      };
+      expect(await ids({ must: [{ has_id: ['potsdam', '7', 'never-there'] }] })).toEqual(['7', 'potsdam']);
+      expect(await ids({ must_not: [{ has_id: ['berlin', 7] }] })).toEqual(['nowhere', 'potsdam']);
+      const near = (radius: number) => ({ must: [{ key: 'where', geo_radius: { center: { lon: 13.405, lat: 52.52 }, radius } }] });
+      expect(await ids(near(30_000))).toEqual(['berlin', 'potsdam']);
+      expect(await ids(near(20_000))).toEqual(['berlin']);
+      expect(await ids(near(300_000))).toEqual(['7', 'berlin', 'potsdam']);
+      expect(await ids({ ...near(300_000), must_not: [{ has_id: ['berlin'] }] })).toEqual(['7', 'potsdam']);
+      expect((await query('places', { vector: axis(0), filter: { must: [{ has_id: [{ id: 1 }] }] } })).status).toBe(400);
+    } finally {
+      expect((await adminCall('DELETE', '/indexes/places')).status).toBe(204);
+    }
   });
 
   it('deletes documents by their original ids', async () => {

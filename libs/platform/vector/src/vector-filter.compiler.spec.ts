@@ -1,4 +1,4 @@
-import { compileVectorFilter, isClauseFilter, normalizeVectorFilter } from './vector-filter.compiler';
+import { compileVectorFilter, haversineMetres, isClauseFilter, normalizeVectorFilter } from './vector-filter.compiler';
 import { toQdrantFilter } from './qdrant-vector-store.adapter';
 import { VectorFilterError } from './vector-store.errors';
 import type { VectorPayload } from './vector-store.port';
@@ -135,6 +135,56 @@ describe('vector filters', () => {
     ).toBe(true);
   });
 
+  describe('geo_radius', () => {
+    const berlin = { lon: 13.405, lat: 52.52 };
+    const potsdam = { lon: 13.0645, lat: 52.3906 }; // about 27.2 km from Berlin
+    const hamburg = { lon: 9.9937, lat: 53.5511 }; // about 255 km
+    const near = (radius: number, key = 'where') => ({ must: [{ key, geo_radius: { center: berlin, radius } }] });
+
+    it('measures great-circle distance in metres', () => {
+      expect(haversineMetres(berlin, berlin)).toBe(0);
+      expect(haversineMetres(berlin, potsdam)).toBeGreaterThan(26_000);
+      expect(haversineMetres(berlin, potsdam)).toBeLessThan(28_000);
+      expect(haversineMetres(berlin, hamburg)).toBeGreaterThan(250_000);
+      expect(haversineMetres(berlin, hamburg)).toBeLessThan(260_000);
+      // Across the antimeridian the short way round.
+      expect(haversineMetres({ lon: 179.9, lat: 0 }, { lon: -179.9, lat: 0 })).toBeLessThan(23_000);
+    });
+
+    it('matches payload points {lon, lat} within the radius, on nested keys and in arrays', () => {
+      expect(matches(near(30_000), { where: potsdam })).toBe(true);
+      expect(matches(near(20_000), { where: potsdam })).toBe(false);
+      expect(matches(near(30_000, 'shop.loc'), { shop: { loc: { ...potsdam, name: 'extra keys are fine' } } })).toBe(true);
+      expect(matches(near(30_000), { where: [hamburg, potsdam] })).toBe(true);
+      expect(matches(near(30_000), { where: [hamburg] })).toBe(false);
+      expect(matches(near(30_000, 'shops[].loc'), { shops: [{ loc: hamburg }, { loc: potsdam }] })).toBe(true);
+      expect(matches({ must_not: near(30_000).must }, { where: hamburg })).toBe(true);
+    });
+
+    it('never matches a payload value that is not a point', () => {
+      for (const where of [undefined, null, 'Berlin', [13.4, 52.5], { lat: 52.5 }, { lon: '13.4', lat: 52.5 }, { lon: 13.4, lat: 91 }]) {
+        expect(matches(near(1e9), where === undefined ? {} : { where })).toBe(false);
+      }
+    });
+
+    it.each([
+      [{ center: berlin }, 'must[0].geo_radius.radius'],
+      [{ center: berlin, radius: -1 }, 'must[0].geo_radius.radius'],
+      [{ center: { lon: 200, lat: 0 }, radius: 1 }, 'must[0].geo_radius.center'],
+      [{ center: { lat: 0 }, radius: 1 }, 'must[0].geo_radius.center'],
+      [{ center: berlin, radius: 1, unit: 'km' }, 'must[0].geo_radius'],
+      ['near', 'must[0].geo_radius'],
+    ])('rejects geo_radius %j at %s', (geo_radius, at) => {
+      expect(() => normalizeVectorFilter({ must: [{ key: 'where', geo_radius }] })).toThrow(expect.objectContaining({ path: at, status: 400 }));
+    });
+
+    it('refuses a geo_radius beside match or range', () => {
+      expect(() => normalizeVectorFilter({ must: [{ key: 'where', geo_radius: { center: berlin, radius: 1 }, range: { gt: 0 } }] })).toThrow(
+        expect.objectContaining({ path: 'must[0]', message: expect.stringContaining('exactly one of match, range or geo_radius') }),
+      );
+    });
+  });
+
   it.each([
     [{ must: [{ key: 'title', match: { text: 'hi' } }] }, 'must[0].match'],
     [{ must: [{ key: 'when', range: { gte: '2024-01-01T00:00:00Z' } }] }, 'must[0].range.gte'],
@@ -175,7 +225,6 @@ describe('vector filters', () => {
 
   it('forwards to Qdrant, as written, the conditions only Qdrant evaluates', () => {
     const qdrantOnly = [
-      { key: 'where', geo_radius: { center: { lon: 13.4, lat: 52.5 }, radius: 1000 } },
       { key: 'where', geo_bounding_box: { top_left: { lon: 13, lat: 53 }, bottom_right: { lon: 14, lat: 52 } } },
       { key: 'title', match: { text: 'password reset' } },
       { key: 'title', match: { phrase: 'reset my password' } },
@@ -197,6 +246,14 @@ describe('vector filters', () => {
     const sent = toQdrantFilter({ must: [mine] }) as { must: Array<typeof mine> };
     sent.must[0].geo_radius.radius = 99;
     expect(mine.geo_radius.radius).toBe(3);
+  });
+
+  it('sends Qdrant a geo_radius as written, after checking it as the embedded backend does', () => {
+    const geo = { key: 'where', geo_radius: { center: { lon: 13.4, lat: 52.5 }, radius: 1000 } };
+    expect(JSON.parse(JSON.stringify(toQdrantFilter({ must: [geo] })))).toEqual({ must: [geo] });
+    expect(() => toQdrantFilter({ must: [{ key: 'where', geo_radius: { center: { lon: 13.4, lat: 95 }, radius: 1 } }] })).toThrow(
+      expect.objectContaining({ path: 'must[0].geo_radius.center', status: 400 }),
+    );
   });
 
   it('still validates, for Qdrant, the conditions it evaluates itself (same messages as embedded)', () => {

@@ -14,6 +14,7 @@ export type NormalizedCondition =
   | { key: string; match: { any: string[] | number[] } }
   | { key: string; match: { except: string[] | number[] } }
   | { key: string; range: { gt?: number; gte?: number; lt?: number; lte?: number } }
+  | { key: string; geo_radius: { center: { lon: number; lat: number }; radius: number } }
   | { is_empty: { key: string } }
   | { is_null: { key: string } }
   | { has_id: VectorPointId[] }
@@ -22,7 +23,7 @@ export type NormalizedCondition =
   | VerbatimCondition;
 
 /**
- * A condition only Qdrant evaluates (geo, values_count, datetime_range, has_vector, full-text
+ * A condition only Qdrant evaluates (geo bounding box and polygon, values_count, datetime_range, has_vector, full-text
  * match, or any other key Qdrant knows), kept exactly as the caller wrote it. Only produced with
  * `{verbatim: true}`, which the Qdrant path uses; the embedded engine never receives one.
  */
@@ -70,7 +71,6 @@ const CLAUSE_KEYS = new Set(['must', 'should', 'must_not', 'min_should']);
 const RANGE_KEYS = new Set(['gt', 'gte', 'lt', 'lte']);
 const UNSUPPORTED_FIELD_KEYS = [
   'geo_bounding_box',
-  'geo_radius',
   'geo_polygon',
   'values_count',
   'datetime_range',
@@ -204,7 +204,7 @@ function normalizeCondition(cond: unknown, path: string, lenient: boolean): Norm
   if (lenient) return verbatim(cond);
   throw new VectorFilterError(
     `unsupported condition with keys ${keys.map((k) => `"${k}"`).join(', ') || '(none)'}; ` +
-      'supported: {key, match}, {key, range}, is_empty, is_null, has_id, nested and nested must/should/must_not',
+      'supported: {key, match}, {key, range}, {key, geo_radius}, is_empty, is_null, has_id, nested and nested must/should/must_not',
     path,
   );
 }
@@ -218,19 +218,43 @@ function normalizeField(cond: Record<string, unknown>, path: string, lenient: bo
       throw new VectorFilterError(`"${k}" conditions are not supported`, `${path}.${k}`);
     }
   }
-  const extra = Object.keys(cond).filter((k) => k !== 'key' && k !== 'match' && k !== 'range');
+  const extra = Object.keys(cond).filter((k) => k !== 'key' && k !== 'match' && k !== 'range' && k !== 'geo_radius');
   if (extra.length) {
     if (lenient) return verbatim(cond);
     throw new VectorFilterError(`unknown field condition keys: ${extra.join(', ')}`, path);
   }
   if (lenient && isObject(cond.match) && UNSUPPORTED_MATCH_KEYS.some((k) => k in (cond.match as object))) return verbatim(cond);
-  const hasMatch = cond.match !== undefined;
-  const hasRange = cond.range !== undefined;
-  if (hasMatch === hasRange)
-    throw new VectorFilterError('a field condition needs exactly one of match or range', path);
-  return hasMatch
+  const given = ['match', 'range', 'geo_radius'].filter((k) => cond[k] !== undefined);
+  if (given.length !== 1)
+    throw new VectorFilterError('a field condition needs exactly one of match, range or geo_radius', path);
+  if (given[0] === 'geo_radius') return normalizeGeoRadius(key, cond.geo_radius, `${path}.geo_radius`);
+  return given[0] === 'match'
     ? normalizeMatch(key, cond.match, `${path}.match`)
     : normalizeRange(key, cond.range, `${path}.range`);
+}
+
+/** A `{lon, lat}` in degrees within the globe's bounds (what Qdrant accepts), or undefined. */
+function geoPoint(value: unknown): { lon: number; lat: number } | undefined {
+  if (!isObject(value)) return undefined;
+  const { lon, lat } = value;
+  if (typeof lon !== 'number' || typeof lat !== 'number' || !Number.isFinite(lon) || !Number.isFinite(lat)) return undefined;
+  if (lon < -180 || lon > 180 || lat < -90 || lat > 90) return undefined;
+  return { lon, lat };
+}
+
+function normalizeGeoRadius(key: string, geo: unknown, path: string): NormalizedCondition {
+  if (!isObject(geo)) throw new VectorFilterError('geo_radius must be {center: {lon, lat}, radius}', path);
+  const unknown = Object.keys(geo).filter((k) => k !== 'center' && k !== 'radius');
+  if (unknown.length) throw new VectorFilterError(`unknown geo_radius keys: ${unknown.join(', ')}`, path);
+  const center = geoPoint(geo.center);
+  if (!center) {
+    throw new VectorFilterError('center must be {lon, lat} with lon in [-180, 180] and lat in [-90, 90] (degrees)', `${path}.center`);
+  }
+  const radius = geo.radius;
+  if (typeof radius !== 'number' || !Number.isFinite(radius) || radius < 0) {
+    throw new VectorFilterError('radius must be a non-negative number of metres', `${path}.radius`);
+  }
+  return { key, geo_radius: { center, radius } };
 }
 
 function normalizeMatch(key: string, match: unknown, path: string): NormalizedCondition {
@@ -318,6 +342,16 @@ function compileCondition(cond: NormalizedCondition): PointPredicate {
   }
   if ('key' in cond) {
     const path = parsePath(cond.key);
+    if ('geo_radius' in cond) {
+      const { center, radius } = cond.geo_radius;
+      // A payload value that is not a valid geo point never matches, as in Qdrant.
+      const within = (x: unknown): boolean => {
+        const p = geoPoint(x);
+        return p !== undefined && haversineMetres(center, p) <= radius;
+      };
+      // A point object is a leaf, an array of points matches when one does: `someValue` walks it so.
+      return (_id, payload) => someValue(payload, path, 0, within);
+    }
     if ('range' in cond) {
       const { gt, gte, lt, lte } = cond.range;
       const inRange = (x: unknown): boolean =>
@@ -359,6 +393,18 @@ function compileCondition(cond: NormalizedCondition): PointPredicate {
     return (id, payload) => someValue(payload, path, 0, (el) => isObject(el) && inner(id, el));
   }
   return compileFilter(cond);
+}
+
+/** Mean Earth radius in metres (IUGG), the one Qdrant's geo crate uses. */
+const EARTH_RADIUS_M = 6_371_008.8;
+
+/** Great-circle distance in metres between two points given in degrees. */
+export function haversineMetres(a: { lon: number; lat: number }, b: { lon: number; lat: number }): number {
+  const rad = Math.PI / 180;
+  const dLat = (b.lat - a.lat) * rad;
+  const dLon = (b.lon - a.lon) * rad;
+  const h = Math.sin(dLat / 2) ** 2 + Math.cos(a.lat * rad) * Math.cos(b.lat * rad) * Math.sin(dLon / 2) ** 2;
+  return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(h)));
 }
 
 /** Path segments of a dotted key; `[]` suffixes are accepted and arrays are walked either way. */

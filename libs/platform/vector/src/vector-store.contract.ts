@@ -3,6 +3,7 @@
  * `describe`; `vector-store.contract.spec.ts` runs it against each available adapter. Index names
  * get a per-run prefix so runs against a shared Qdrant never collide, and are deleted afterwards.
  */
+import { haversineMetres } from './vector-filter.compiler';
 import { pointIdFromKey } from './vector-input.validator';
 import { scrollPages } from './vector-scroll.util';
 import {
@@ -388,7 +389,19 @@ export function vectorStoreContract(target: VectorStoreContractTarget): void {
       weight: (i % 4) * 0.25 + 0.125,
       tags: [`c${data.cluster[i]}`, i % 3 === 0 ? 'fizz' : 'plain'],
       meta: { parity: i % 2 === 0 ? 'even' : 'odd', deep: { lang: i % 5 === 0 ? 'de' : 'en' } },
+      // A 60 x 50 grid of geo points 0.1 degree apart (about 11 km) around the equator.
+      loc: { lon: (i % 60) / 10, lat: (Math.floor(i / 60) % 50) / 10 - 2.5 },
     });
+    const locOf = (i: number) => payloadOf(i).loc as { lon: number; lat: number };
+    const CENTRE = { lon: 3.04, lat: 0.02 };
+    /** Points within `radius` metres of CENTRE; none lies within 0.1% of the edge, so backends' rounding cannot disagree. */
+    const within = (radius: number) => {
+      for (let i = 0; i < N; i++) {
+        const d = haversineMetres(CENTRE, locOf(i));
+        if (Math.abs(d - radius) < radius / 1000) throw new Error(`point ${i} lies ${d} m from the centre, too near the ${radius} m edge`);
+      }
+      return (i: number) => haversineMetres(CENTRE, locOf(i)) <= radius;
+    };
     const matching = (pred: (i: number) => boolean): number[] => data.vectors.map((_, i) => i).filter(pred);
     let name: string;
 
@@ -524,6 +537,16 @@ export function vectorStoreContract(target: VectorStoreContractTarget): void {
         (i) => i % 50 === 4,
       ],
       ['has_id', { must: [{ has_id: [5, 17, 2999, 4000] }] }, (i) => i === 5 || i === 17 || i === 2999],
+      ['has_id in must_not beside a field condition', { must: [{ key: 'group', match: { value: 9 } }], must_not: [{ has_id: [9, 59] }] }, (i) => i % 50 === 9 && i !== 9 && i !== 59],
+      ['geo_radius', { must: [{ key: 'loc', geo_radius: { center: CENTRE, radius: 52_000 } }] }, within(52_000)],
+      [
+        'geo_radius with must_not and an equality',
+        {
+          must: [{ key: 'meta.parity', match: { value: 'even' } }],
+          must_not: [{ key: 'loc', geo_radius: { center: CENTRE, radius: 153_000 } }],
+        },
+        (i) => i % 2 === 0 && !within(153_000)(i),
+      ],
     ];
     it.each(clauseCases)('filters with %s exactly (scroll and query agree)', async (_label, filter, pred) => {
       const expected = matching(pred);
@@ -539,7 +562,8 @@ export function vectorStoreContract(target: VectorStoreContractTarget): void {
     it('rejects malformed or unsupported filters with a typed 400', async () => {
       const bad: unknown[] = [
         { must: [{ key: 'title', match: { text: 'hello' } }] },
-        { must: [{ key: 'loc', geo_radius: { center: { lat: 0, lon: 0 }, radius: 1 } }] },
+        { must: [{ key: 'loc', geo_radius: { center: { lat: 95, lon: 0 }, radius: 1 } }] },
+        { must: [{ key: 'loc', geo_radius: { center: { lat: 0, lon: 0 }, radius: -1 } }] },
         { must: [{ key: 'rank', range: { gt: 'yesterday' } }] },
         { must: [{ key: 'group' }] },
         { meta: { parity: 'even' } },

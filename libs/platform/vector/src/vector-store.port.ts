@@ -77,11 +77,27 @@ export interface VectorRange {
   lte?: number;
 }
 
-/** Condition on one payload field; `key` is a dotted path (`a.b`, `items[].kind`). Exactly one of `match`, `range`. */
+/** A point on the globe, in degrees: the shape of a geo payload value and of a radius centre. */
+export interface VectorGeoPoint {
+  lon: number;
+  lat: number;
+}
+
+/** Within `radius` metres (great-circle distance) of `center`. */
+export interface VectorGeoRadius {
+  center: VectorGeoPoint;
+  radius: number;
+}
+
+/**
+ * Condition on one payload field; `key` is a dotted path (`a.b`, `items[].kind`). Exactly one of
+ * `match`, `range`, `geo_radius` (the field holds `{lon, lat}` objects).
+ */
 export interface VectorFieldCondition {
   key: string;
   match?: VectorMatch;
   range?: VectorRange;
+  geo_radius?: VectorGeoRadius;
 }
 /** The field is missing, null or an empty array. */
 export interface VectorIsEmptyCondition {

@@ -439,8 +439,9 @@ function withPath<T>(path: string, fn: () => T): T {
 
 /**
  * `payload` (exact-match shortcut) and `filter` (clause filter) as one filter; 400 naming the bad
- * part. With `verbatim` (the Qdrant backend), conditions the platform does not evaluate itself
- * (geo, full-text, values_count, datetime_range, has_vector...) go to Qdrant as written.
+ * part. `has_id` takes document ids (mapped to point ids like upserts). With `verbatim` (the Qdrant
+ * backend), conditions the platform does not evaluate itself (geo bounding box and polygon,
+ * full-text, values_count, datetime_range, has_vector...) go to Qdrant as written.
  */
 export function combineFilters(payload: Record<string, unknown> | undefined, filter: Record<string, unknown> | undefined, options: NormalizeFilterOptions = {}): VectorFilter | undefined {
   const parts: VectorFilter[] = [];
@@ -455,10 +456,42 @@ export function combineFilters(payload: Record<string, unknown> | undefined, fil
   }
   if (filter !== undefined && filter !== null) {
     assertFilterClauses(filter);
-    parts.push(wrapFilterError('filter', () => normalizeVectorFilter(filter, options) as VectorFilter));
+    parts.push(wrapFilterError('filter', () => normalizeVectorFilter(withPointIds(filter, ''), options) as VectorFilter));
   }
   if (!parts.length) return undefined;
   return parts.length === 1 ? parts[0] : { must: parts as never };
+}
+
+/**
+ * The filter with every `has_id` list mapped from document ids (what a caller knows: `"faq-1"`,
+ * `42`) to the point ids they are stored under, by the same rule as upserts, so `has_id` means the
+ * same on both backends. Only clause structure is walked (`must`, `should`, `must_not`,
+ * `min_should.conditions`, `nested.filter`); everything else is kept as written.
+ */
+function withPointIds(node: unknown, path: string): unknown {
+  if (Array.isArray(node)) return node.map((c, i) => withPointIds(c, `${path}[${i}]`));
+  if (typeof node !== 'object' || node === null) return node;
+  const out: Record<string, unknown> = { ...(node as Record<string, unknown>) };
+  const at = (key: string) => (path ? `${path}.${key}` : key);
+  if (Array.isArray(out.has_id)) {
+    out.has_id = out.has_id.map((id, i) => {
+      try {
+        return pointIdForDocument(id);
+      } catch (err) {
+        throw new VectorFilterError((err as Error).message, `${at('has_id')}[${i}]`);
+      }
+    });
+  }
+  for (const clause of ['must', 'should', 'must_not']) if (clause in out) out[clause] = withPointIds(out[clause], at(clause));
+  const minShould = out.min_should as { conditions?: unknown } | undefined;
+  if (minShould && typeof minShould === 'object' && Array.isArray(minShould.conditions)) {
+    out.min_should = { ...minShould, conditions: withPointIds(minShould.conditions, `${at('min_should')}.conditions`) };
+  }
+  const nested = out.nested as { filter?: unknown } | undefined;
+  if (nested && typeof nested === 'object' && nested.filter !== undefined) {
+    out.nested = { ...nested, filter: withPointIds(nested.filter, `${at('nested')}.filter`) };
+  }
+  return out;
 }
 
 /** The top-level keys of a Qdrant filter. */

@@ -106,7 +106,7 @@ export class SearchQueryDto {
     type: 'object',
     additionalProperties: true,
     description:
-      'Qdrant filter, forwarded as is: `must`, `should`, `must_not`, `min_should` with `{key, match: {value|any|except}}`, `{key, range: {gt,gte,lt,lte}}`, `is_empty`, `is_null`, `has_id`, `nested`. The embedded backend evaluates the same clauses and answers 400 naming any other (full-text, geo, values_count, datetime ranges). Any other top-level key is a 400 naming it on both backends (exact matches go in `payload`).',
+      'Qdrant filter, forwarded as is: `must`, `should`, `must_not`, `min_should` with `{key, match: {value|any|except}}`, `{key, range: {gt,gte,lt,lte}}`, `{key, geo_radius: {center: {lon, lat}, radius}}` (metres; the payload field holds `{lon, lat}` points), `is_empty`, `is_null`, `has_id` (document ids, as upserted), `nested`. The embedded backend evaluates the same clauses and answers 400 naming any other (full-text, geo bounding box and polygon, values_count, datetime ranges). Any other top-level key is a 400 naming it on both backends (exact matches go in `payload`).',
     example: { must: [{ key: 'year', range: { gte: 2020 } }], must_not: [{ key: 'draft', match: { value: true } }] },
   })
   @IsOptional()

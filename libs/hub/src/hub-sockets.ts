@@ -220,7 +220,8 @@ export class HubSockets {
         return;
       }
     }
-    if (conn.ws.isPaused && !conn.closed) conn.ws.resume();
+    // Also after an eviction: the close handshake needs the client's close frame read.
+    if (conn.ws.isPaused) conn.ws.resume();
   }
 
   /** Answers one frame; returns a promise only while an async room policy decides a subscribe. */

@@ -97,6 +97,7 @@ const chatManifest: NodeManifest = {
       model: { type: 'string', 'x-profile-overridable': true },
       temperature: { type: 'number', 'x-profile-overridable': true },
       systemPrompt: { type: 'string', 'x-profile-overridable': true },
+      baseURL: { type: 'string', format: 'uri', 'x-profile-overridable': true },
       maxTokens: { type: 'integer', default: 256 },
       stream: { type: 'boolean', default: false },
     },
@@ -180,6 +181,18 @@ describe('FlowEngine config and profiles', () => {
     const resolver: ProfileResolverLike = { resolve: (m, k, id) => Promise.reject(new ProfileNotFoundError(m, k, id)) };
     const result = await run({ profile: 'gone' }, resolver).done;
     expect(result).toMatchObject({ status: 'completed', endNodeId: 'failed', output: { error: 'profile not found: llm/llm-chat/gone' } });
+  });
+
+  it('fails the run with INVALID_NODE_CONFIG naming the node and field when a merged profile value breaks the settings schema', async () => {
+    const resolver: ProfileResolverLike = { resolve: async () => ({ ...PROFILE, config: { ...PROFILE.config, temperature: 'hot', baseURL: 'not a url' } }) };
+    const { events, done } = run({ profile: 'support' }, resolver);
+    const result = await done;
+    // Not routed to the Error port: the flow cannot handle a configuration it was never given.
+    expect(result).toMatchObject({ status: 'failed', error: { code: 'INVALID_NODE_CONFIG', nodeId: 'chat', field: '/temperature' } });
+    expect(result.error?.message).toBe('node "chat" (t/chat): config /temperature must be number; config /baseURL must match format "uri" (with profile llm/llm-chat/support merged)');
+    expect(events.find((e) => e.type === 'node.failed')?.data).toMatchObject({ nodeId: 'chat', error: { code: 'INVALID_NODE_CONFIG' } });
+    // A profile whose values fit runs as before.
+    expect((await run({ profile: 'support' }, { resolve: async () => PROFILE }).done).status).toBe('completed');
   });
 
   it('runs without a resolver, leaving the selector unmerged with a warning', async () => {

@@ -10,6 +10,8 @@ import type {
   DurableSubscription,
   DurableTransport,
 } from './durable-transport.port';
+import type { SettingsProblem } from '@flowplane/flow/ir';
+import { mergedConfigProblems } from './config-validation';
 import { describeThrown, EngineClosedError, NodeTimeoutError, RunAbortedError, RunRejectedError } from './engine-errors';
 import {
   DEFAULT_PORT,
@@ -866,6 +868,15 @@ export class FlowEngine {
     try {
       const timeoutMs = node.timeoutMs ?? this.nodeTimeoutMs;
       const config = node.selectors.length > 0 ? await this.profileConfig(host, node, step, timeoutMs) : node.staticConfig;
+      if (node.selectors.length > 0) {
+        // The stored config was checked at save and publish; what the profiles brought is checked here.
+        const problems = mergedConfigProblems(definition.manifest.settingsSchema, config);
+        if (problems.length > 0) {
+          const error = invalidMergedConfig(node, problems);
+          host.emit('node.failed', { nodeId, error, durationMs: performance.now() - started });
+          return { kind: 'failed', error };
+        }
+      }
       const ctx = new StepContext(work.packet, config, node.info, work.tokens, host, step, work.key ?? `${host.runId}:run:${nodeId}`);
       const outputs = await this.invoke(definition.handler, ctx, step, timeoutMs, nodeId);
       const durationMs = performance.now() - started;
@@ -1091,5 +1102,24 @@ function placeholderFlow(versionId: string): CompiledFlow {
     broken: [],
     warnings: [],
     hasCheckpoints: true,
+  };
+}
+
+/**
+ * The run error of a step whose merged config (profiles included) its settings schema refuses:
+ * code INVALID_NODE_CONFIG, the node, the first field and every reason. The run fails, whatever
+ * the node's Error port: the flow cannot handle a configuration it was never given.
+ */
+function invalidMergedConfig(node: CompiledNode, problems: readonly SettingsProblem[]): RunError {
+  const profiles = node.selectors
+    .map((s) => ({ s, id: node.staticConfig[s.key] }))
+    .filter(({ id }) => typeof id === 'string' || typeof id === 'number')
+    .map(({ s, id }) => `${s.module}/${s.kind}/${String(id)}`);
+  const reasons = problems.map((p) => `config${p.path ? ` ${p.path}` : ''} ${p.message}`);
+  return {
+    code: 'INVALID_NODE_CONFIG',
+    message: `node ${JSON.stringify(node.id)} (${node.actionRef ?? 'no action_ref'}): ${reasons.join('; ')}${profiles.length ? ` (with profile ${profiles.join(', ')} merged)` : ''}`,
+    nodeId: node.id,
+    field: problems[0].path,
   };
 }

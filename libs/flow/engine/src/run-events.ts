@@ -19,6 +19,8 @@ export interface RunError {
   message: string;
   /** The node where it happened, when one did. */
   nodeId?: string;
+  /** The node config key at fault (`INVALID_NODE_CONFIG`), as a JSON pointer inside the config. */
+  field?: string;
 }
 
 /** Data of each event type. */

@@ -222,6 +222,68 @@ describe('validateFlowDocument', () => {
     });
   });
 
+  describe('node settings, cycles and packets', () => {
+    const ports = (ref: string) =>
+      ({
+        'svc/template-render': { inputs: [{ port: 'in', schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } }], outputs: [{ port: 'Out', schema: { type: 'object', properties: { text: { type: 'string' } } } }] },
+        'svc/event-source': { inputs: [], outputs: [{ port: 'out', schema: { type: 'object' } }] },
+      })[ref];
+
+    it('reports what a settings schema refuses as INVALID_NODE_CONFIG errors at the config path', () => {
+      const doc = valid();
+      delete doc.nodes[0].config!.eventName;
+      const res = validateFlowDocument(doc, {
+        nodeConfigProblems: (n) => (n.action_ref === 'svc/event-source' && !n.config?.eventName ? [{ key: 'eventName', path: '/eventName', message: 'missing required field "eventName"' }] : []),
+      });
+      expect(res.ok).toBe(false);
+      expect(res.errors).toEqual([issue('/nodes/0/config/eventName', C.INVALID_NODE_CONFIG)]);
+      expect(res.errors[0].message).toBe('node "start" (svc/event-source): eventName missing required field "eventName"');
+    });
+
+    it('warns about a cycle without a wait node or an edge condition, once per cycle', () => {
+      const doc = valid();
+      doc.nodes.push({ id: 'a', kind: 'gateway' }, { id: 'b', kind: 'gateway' });
+      doc.meta!.positions = { ...doc.meta!.positions, a: { x: 1, y: 1 }, b: { x: 2, y: 2 } };
+      doc.edges.push({ id: 'back', from: 'render', to: 'render' }, { id: 'loop', from: 'render', to: 'start' }, { id: 'ab', from: 'a', to: 'b' }, { id: 'ba', from: 'b', to: 'a' });
+      const res = validateFlowDocument(doc);
+      expect(res.ok).toBe(true);
+      const cycles = res.warnings.filter((w) => w.code === C.UNBOUNDED_CYCLE);
+      expect(cycles).toEqual([issue('/edges/0', C.UNBOUNDED_CYCLE, 'warning'), issue('/edges/4', C.UNBOUNDED_CYCLE, 'warning')]);
+      expect(cycles[1].message).toBe('nodes "a", "b" form a cycle with no wait node and no condition on its edges: a run goes round until it exceeds its step limit');
+    });
+
+    it('accepts a cycle bounded by a condition or a wait node', () => {
+      const guarded = valid();
+      guarded.edges.push({ id: 'retry', from: 'render', to: 'start', condition: 'input.attempt < 3' });
+      expect(validateFlowDocument(guarded).warnings.filter((w) => w.code === C.UNBOUNDED_CYCLE)).toEqual([]);
+      const waiting = valid();
+      waiting.nodes.push({ id: 'pause', kind: 'wait' });
+      waiting.meta!.positions!.pause = { x: 1, y: 1 };
+      waiting.edges.push({ id: 'to-pause', from: 'render', to: 'pause' }, { id: 'resume', from: 'pause', to: 'render', condition: 'true' });
+      expect(validateFlowDocument(waiting).warnings.filter((w) => w.code === C.UNBOUNDED_CYCLE)).toEqual([]);
+      const spinning = valid();
+      spinning.edges.push({ id: 'self', from: 'render', to: 'render', condition: 'true' });
+      expect(validateFlowDocument(spinning).warnings.filter((w) => w.code === C.UNBOUNDED_CYCLE)).toEqual([issue('/edges/2', C.UNBOUNDED_CYCLE, 'warning')]);
+    });
+
+    it('warns when an edge packet does not match the ports it connects', () => {
+      const doc = valid();
+      doc.edges.push({ id: 'e3', from: 'start', to: 'render', packet: 'Greeting' });
+      // Greeting {text: string}: the output port Out of render declares text (fine); render's input requires name.
+      const res = validateFlowDocument(doc, { nodePorts: ports });
+      expect(res.ok).toBe(true);
+      expect(res.warnings).toEqual([issue('/edges/2/packet', C.PACKET_MISMATCH, 'warning')]);
+      expect(res.warnings[0].message).toBe('packet "Greeting" does not match input port "in" of "render" (svc/template-render): the port requires field "name", which the packet does not declare');
+
+      doc.meta!.packets!.Greeting = { type: 'object', properties: { text: { type: 'integer' }, name: { type: 'string' } } };
+      const typed = validateFlowDocument(doc, { nodePorts: ports });
+      expect(typed.warnings.map((w) => w.message)).toEqual([
+        'packet "Greeting" does not match output port "Out" of "render" (svc/template-render): field "text" is integer here but string on the port',
+      ]);
+      expect(validateFlowDocument(doc).warnings).toEqual([]);
+    });
+  });
+
   describe('unknownConfigKeys', () => {
     it('treats an absent additionalProperties as closed (the spec drops undeclared keys)', () => {
       expect(unknownConfigKeys({ a: 1, b: 2 }, { properties: { a: {} } })).toEqual(['b']);

@@ -2,6 +2,8 @@ import type { FlowDocument, JsonSchema, ValidationIssue } from './flow-document'
 import { FLOW_DOCUMENT_SCHEMA } from './flow-document.schema';
 import { FLOW_ISSUE_CODES } from './flow-issue.codes';
 import { jsonPointer } from './json-pointer.util';
+import type { SettingsProblem } from './node-settings.validator';
+import { packetConflicts } from './packet-compatibility';
 import { lazySchema } from './schema.compiler';
 import { schemaIssues } from './schema-issues.mapper';
 import { hasOwn, isRecord } from './value.util';
@@ -19,6 +21,25 @@ export interface FlowValidationOptions {
   nodeSettingsSchema?: (ref: string) => JsonSchema | undefined;
   /** Parse error of a condition, or undefined when it parses (plug in the condition compiler). */
   conditionError?: (source: string) => string | undefined;
+  /**
+   * What a registered node's settings schema refuses in its config; each problem is an
+   * INVALID_NODE_CONFIG error at `/nodes/<i>/config/<path>`. Called for nodes with an `action_ref`.
+   */
+  nodeConfigProblems?: (node: { id: string; action_ref: string; config: Record<string, unknown> | undefined }) => SettingsProblem[];
+  /** The typed ports of a registered node: edge packets are checked against them (PACKET_MISMATCH warnings). */
+  nodePorts?: (ref: string) => NodePorts | undefined;
+}
+
+/** One typed port of a node manifest. */
+export interface PortSchema {
+  port: string;
+  schema?: JsonSchema;
+}
+
+/** The ports of a node manifest. */
+export interface NodePorts {
+  inputs?: readonly PortSchema[];
+  outputs?: readonly PortSchema[];
 }
 
 /** Outcome of a validation: `ok` when there is no error (warnings allowed); `document` is then the input, typed. */
@@ -83,6 +104,11 @@ function graphIssues(doc: Record<string, unknown>, options: FlowValidationOption
     if (options.knownActionRefs && !options.knownActionRefs(ref)) {
       out.push(issue(jsonPointer('nodes', i, 'action_ref'), 'error', FLOW_ISSUE_CODES.UNKNOWN_ACTION_REF, `"${ref}" is not a registered node`));
     }
+    if (options.nodeConfigProblems && typeof node.id === 'string' && (node.config === undefined || isRecord(node.config))) {
+      for (const p of options.nodeConfigProblems({ id: node.id, action_ref: ref, config: node.config as Record<string, unknown> | undefined })) {
+        out.push(issue(`${jsonPointer('nodes', i, 'config')}${p.path}`, 'error', FLOW_ISSUE_CODES.INVALID_NODE_CONFIG, `node "${node.id}" (${ref}): ${p.key ? `${p.key} ` : ''}${p.message}`));
+      }
+    }
     const settings = options.nodeSettingsSchema && isRecord(node.config) ? options.nodeSettingsSchema(ref) : undefined;
     if (settings && isRecord(node.config)) {
       for (const key of unknownConfigKeys(node.config, settings)) {
@@ -124,7 +150,15 @@ function graphIssues(doc: Record<string, unknown>, options: FlowValidationOption
       const error = options.conditionError(edge.condition);
       if (error !== undefined) out.push(issue(jsonPointer('edges', i, 'condition'), 'warning', FLOW_ISSUE_CODES.CONDITION_PARSE_ERROR, `condition does not parse, so it is always false: ${error}`));
     }
+    const packet = typeof edge.packet === 'string' && packets && hasOwn(packets, edge.packet) ? packets[edge.packet] : undefined;
+    if (options.nodePorts && isRecord(packet)) {
+      for (const reason of packetPortIssues(edge, packet, (id) => (nodeIndex.has(id) ? (nodes?.[nodeIndex.get(id) as number] as Record<string, unknown>) : undefined), options.nodePorts)) {
+        out.push(issue(jsonPointer('edges', i, 'packet'), 'warning', FLOW_ISSUE_CODES.PACKET_MISMATCH, `packet "${String(edge.packet)}" ${reason}`));
+      }
+    }
   });
+
+  out.push(...cycleIssues(nodes ?? [], edges, nodeIndex));
 
   // Positions (authoring rule 4): every node placed, nothing placed that is not a node.
   if (nodes && (meta === undefined || meta.positions === undefined || isRecord(meta.positions))) {
@@ -137,6 +171,125 @@ function graphIssues(doc: Record<string, unknown>, options: FlowValidationOption
     }
   }
   return out;
+}
+
+/** How an edge's packet disagrees with the output port it leaves and the input port it enters. */
+function packetPortIssues(
+  edge: Record<string, unknown>,
+  packet: JsonSchema,
+  nodeById: (id: string) => Record<string, unknown> | undefined,
+  portsOf: (ref: string) => NodePorts | undefined,
+): string[] {
+  const out: string[] = [];
+  const side = (id: unknown, direction: 'outputs' | 'inputs') => {
+    const node = typeof id === 'string' ? nodeById(id) : undefined;
+    const ref = node && typeof node.action_ref === 'string' && node.action_ref !== '' ? node.action_ref : undefined;
+    const ports = ref ? portsOf(ref)?.[direction] : undefined;
+    if (!ref || !ports || ports.length === 0) return undefined;
+    // The edge's own port, else the first one: the shape the runtime carries when `packet` is absent.
+    const wanted = direction === 'outputs' && typeof edge.port === 'string' && edge.port !== '' ? edge.port : undefined;
+    const port = wanted !== undefined ? ports.find((p) => p.port === wanted) : ports[0];
+    return port && isRecord(port.schema) ? { id: id as string, ref, port: port.port, schema: port.schema } : undefined;
+  };
+  const from = side(edge.from, 'outputs');
+  if (from) for (const c of packetConflicts(packet, from.schema, 'produced')) out.push(`does not match output port "${from.port}" of "${from.id}" (${from.ref}): ${c}`);
+  const to = side(edge.to, 'inputs');
+  if (to) for (const c of packetConflicts(packet, to.schema, 'expected')) out.push(`does not match input port "${to.port}" of "${to.id}" (${to.ref}): ${c}`);
+  return out;
+}
+
+function isGuard(condition: unknown): boolean {
+  return typeof condition === 'string' && condition.trim() !== '' && condition.trim() !== 'true';
+}
+
+/**
+ * One UNBOUNDED_CYCLE warning per group of nodes that reach each other (a strongly connected
+ * component with more than one node, or a node with an edge to itself) when none of its nodes is
+ * a `wait` and none of the edges inside it has a condition: nothing ever stops a run going round,
+ * so it ends at the engine's step limit (MAX_STEPS).
+ */
+function cycleIssues(nodes: unknown[], edges: unknown[], nodeIndex: Map<string, number>): ValidationIssue[] {
+  const n = nodes.length;
+  const adj: number[][] = Array.from({ length: n }, () => []);
+  const inner: Array<{ from: number; to: number; index: number; guarded: boolean }> = [];
+  edges.forEach((edge, index) => {
+    if (!isRecord(edge) || typeof edge.from !== 'string' || typeof edge.to !== 'string') return;
+    const from = nodeIndex.get(edge.from);
+    const to = nodeIndex.get(edge.to);
+    if (from === undefined || to === undefined) return;
+    adj[from].push(to);
+    inner.push({ from, to, index, guarded: isGuard(edge.condition) });
+  });
+  const comp = stronglyConnected(adj);
+  const out: ValidationIssue[] = [];
+  const groups = new Map<number, number[]>();
+  comp.forEach((c, v) => groups.set(c, [...(groups.get(c) ?? []), v]));
+  for (const [c, members] of groups) {
+    const edgesIn = inner.filter((e) => comp[e.from] === c && comp[e.to] === c);
+    if (edgesIn.length === 0) continue;
+    if (members.some((v) => isRecord(nodes[v]) && (nodes[v] as Record<string, unknown>).kind === 'wait')) continue;
+    if (edgesIn.some((e) => e.guarded)) continue;
+    const ids = members.map((v) => JSON.stringify((nodes[v] as Record<string, unknown>).id));
+    const first = Math.min(...edgesIn.map((e) => e.index));
+    out.push(
+      issue(
+        jsonPointer('edges', first),
+        'warning',
+        FLOW_ISSUE_CODES.UNBOUNDED_CYCLE,
+        `nodes ${ids.join(', ')} form a cycle with no wait node and no condition on its edges: a run goes round until it exceeds its step limit`,
+      ),
+    );
+  }
+  return out;
+}
+
+/** Tarjan's algorithm, iterative: the component of every vertex. */
+function stronglyConnected(adj: number[][]): number[] {
+  const n = adj.length;
+  const index = new Array<number>(n).fill(-1);
+  const low = new Array<number>(n).fill(0);
+  const onStack = new Array<boolean>(n).fill(false);
+  const comp = new Array<number>(n).fill(-1);
+  const stack: number[] = [];
+  let counter = 0;
+  let comps = 0;
+  for (let root = 0; root < n; root++) {
+    if (index[root] >= 0) continue;
+    const work: Array<[number, number]> = [[root, 0]];
+    index[root] = low[root] = counter++;
+    stack.push(root);
+    onStack[root] = true;
+    while (work.length) {
+      const top = work[work.length - 1];
+      const [v, k] = top;
+      if (k < adj[v].length) {
+        top[1]++;
+        const w = adj[v][k];
+        if (index[w] < 0) {
+          index[w] = low[w] = counter++;
+          stack.push(w);
+          onStack[w] = true;
+          work.push([w, 0]);
+        } else if (onStack[w]) low[v] = Math.min(low[v], index[w]);
+        continue;
+      }
+      work.pop();
+      if (work.length) {
+        const parent = work[work.length - 1][0];
+        low[parent] = Math.min(low[parent], low[v]);
+      }
+      if (low[v] === index[v]) {
+        let w: number;
+        do {
+          w = stack.pop() as number;
+          onStack[w] = false;
+          comp[w] = comps;
+        } while (w !== v);
+        comps++;
+      }
+    }
+  }
+  return comp;
 }
 
 function issue(path: string, severity: ValidationIssue['severity'], code: string, message: string): ValidationIssue {

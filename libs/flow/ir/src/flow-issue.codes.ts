@@ -38,6 +38,12 @@ export const FLOW_ISSUE_CODES = {
   UNKNOWN_CONFIG_KEY: 'UNKNOWN_CONFIG_KEY',
   /** Warning: an edge condition does not parse; it will always evaluate to false. */
   CONDITION_PARSE_ERROR: 'CONDITION_PARSE_ERROR',
+  /** A node config value its settings schema refuses (wrong type, enum, format, range, a required key missing). */
+  INVALID_NODE_CONFIG: 'INVALID_NODE_CONFIG',
+  /** Warning: a cycle with no `wait` node and no condition on its edges; a run goes round until its step limit. */
+  UNBOUNDED_CYCLE: 'UNBOUNDED_CYCLE',
+  /** Warning: an edge's `packet` schema does not match the port schemas the edge connects. */
+  PACKET_MISMATCH: 'PACKET_MISMATCH',
 
   // Document text (parser).
   /** The document text is larger than the limit (`FLOW_MAX_DOCUMENT_BYTES`, default 1 MiB): HTTP 413. */

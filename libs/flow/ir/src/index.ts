@@ -10,3 +10,5 @@ export * from './spec-document.validator';
 export { irToSpec, specToIr, isLlmActionRef, specKindOf, impliedNodeKind, UNTITLED_FLOW } from './spec-form.converter';
 export { escapePointerToken, jsonPointer, pointerTokens } from './json-pointer.util';
 export { createSettingsAjv, SETTINGS_SCHEMA_DIALECT, SETTINGS_SCHEMA_KEYWORDS } from './settings-schema.ajv';
+export { settingsProblems, isBlankSetting, type SettingsProblem, type SettingsCheckOptions } from './node-settings.validator';
+export { packetConflicts } from './packet-compatibility';

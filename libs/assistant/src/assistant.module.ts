@@ -1,8 +1,11 @@
 import { Module } from '@nestjs/common';
+import { ChatsModule } from './chats/chats.module';
 
 /**
- * The assistant feature module. Its domain behaviour arrives with its own issue (see the spec);
- * the platform wiring (auth, health, metrics, logging, adapters) comes from the service kit.
+ * The assistant service: chats over SSE backed by a published flow, stored conversations, and
+ * the assistant's module flow and templates. Each feature is its own module.
  */
-@Module({})
+@Module({
+  imports: [ChatsModule],
+})
 export class AssistantModule {}

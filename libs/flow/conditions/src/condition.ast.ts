@@ -16,14 +16,17 @@ export interface PortNode {
   readonly spelling: 'port' | 'output' | 'output.name';
 }
 
-/** A field of the step's output packet (`output.<path>`, `packet.<path>`) or of the incoming packet (`input.<path>`). */
+/**
+ * A field of the step's output packet (`output.<path>`, `packet.<path>`), of the incoming packet
+ * (`input.<path>`) or of the run input's `meta` object (`meta.<path>`, edge conditions only).
+ */
 export interface FieldNode {
   readonly type: 'field';
-  /** Which packet: `output` (also spelt `packet`) or `input`. */
-  readonly root: 'output' | 'input';
-  /** How the root was written (`output`, `packet`, `input`, or `payload` in event filters), kept for printing. */
-  readonly spelling: 'output' | 'packet' | 'input' | 'payload';
-  /** Dotted segments after the root; empty for bare `packet` / `input` (the whole packet). */
+  /** Which value: `output` (also spelt `packet`), `input` or the run input's `meta`. */
+  readonly root: 'output' | 'input' | 'meta';
+  /** How the root was written (`output`, `packet`, `input`, `meta`, or `payload` in event filters), kept for printing. */
+  readonly spelling: 'output' | 'packet' | 'input' | 'meta' | 'payload';
+  /** Dotted segments after the root; empty for bare `packet` / `input` / `meta` (the whole value). */
   readonly path: readonly string[];
 }
 

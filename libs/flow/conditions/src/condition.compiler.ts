@@ -15,24 +15,37 @@ type Test = (ctx: ConditionContext) => boolean;
 const TRUE: ConditionResult = Object.freeze({ value: true });
 const FALSE: ConditionResult = Object.freeze({ value: false });
 
+function rootOf(node: FieldNode): Value {
+  switch (node.root) {
+    case 'output':
+      return (ctx) => ctx.output;
+    case 'input':
+      return (ctx) => ctx.input;
+    case 'meta':
+      return (ctx) => ctx.meta;
+  }
+}
+
 function compileField(node: FieldNode): Value {
   const keys = node.path;
   const idx = keys.map(segmentIndex);
-  const base: Value = node.root === 'output' ? (ctx) => ctx.output : (ctx) => ctx.input;
+  const base = rootOf(node);
   switch (keys.length) {
     case 0:
       return (ctx) => normalize(base(ctx));
     case 1: {
       const [k0] = keys;
       const [i0] = idx;
-      return node.root === 'output' ? (ctx) => readField(ctx.output, k0, i0) : (ctx) => readField(ctx.input, k0, i0);
+      if (node.root === 'output') return (ctx) => readField(ctx.output, k0, i0);
+      if (node.root === 'input') return (ctx) => readField(ctx.input, k0, i0);
+      return (ctx) => readField(ctx.meta, k0, i0);
     }
     case 2: {
       const [k0, k1] = keys;
       const [i0, i1] = idx;
-      return node.root === 'output'
-        ? (ctx) => readField(readField(ctx.output, k0, i0), k1, i1)
-        : (ctx) => readField(readField(ctx.input, k0, i0), k1, i1);
+      if (node.root === 'output') return (ctx) => readField(readField(ctx.output, k0, i0), k1, i1);
+      if (node.root === 'input') return (ctx) => readField(readField(ctx.input, k0, i0), k1, i1);
+      return (ctx) => readField(readField(ctx.meta, k0, i0), k1, i1);
     }
     default: {
       const n = keys.length;

@@ -346,12 +346,15 @@ class Parser {
         return { type: 'field', root: 'output', spelling: 'packet', path: rest };
       case 'input':
         return { type: 'field', root: 'input', spelling: 'input', path: rest };
+      case 'meta':
+        if (this.options.payload) return fail(t.start, `unknown variable 'meta'; an event filter reads the event with payload.<path>`);
+        return { type: 'field', root: 'meta', spelling: 'meta', path: rest };
       case 'payload':
         if (this.options.payload) return { type: 'field', root: 'output', spelling: 'payload', path: rest };
         return fail(t.start, `unknown variable 'payload'; payload.<path> is for event filters; in an edge condition use packet.<path>`);
       default: {
         const hint = KEYWORD_HINTS[head] ? `; ${KEYWORD_HINTS[head]}` : /^(True|False|TRUE|FALSE|Null|NULL|None|undefined)$/.test(head) ? '; literals are lower case: true, false, null' : '';
-        return fail(t.start, `unknown variable '${head}'${hint}; a value is one of port, output, output.<path>, packet.<path>, input.<path>, a quoted string, a number, true, false or null`);
+        return fail(t.start, `unknown variable '${head}'${hint}; a value is one of port, output, output.<path>, packet.<path>, input.<path>, meta.<path>, a quoted string, a number, true, false or null`);
       }
     }
   }

@@ -11,6 +11,12 @@ export interface ConditionContext {
   output: unknown;
   /** The packet that arrived at the step (`input.<path>`). */
   input: unknown;
+  /**
+   * The `meta` object of the run's input (`meta.<path>`), so that a branch can follow what the
+   * caller asked for (for example `meta.intent == 'handoff'`) wherever in the flow it sits.
+   * Absent reads as null.
+   */
+  meta?: unknown;
 }
 
 /** Outcome of one evaluation: never throws; an error means the condition counts as false. */

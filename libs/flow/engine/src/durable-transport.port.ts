@@ -23,6 +23,8 @@ export interface DurableStepMessage {
   edgeId: string;
   packet: unknown;
   meta: RunMeta;
+  /** The `meta` object of the run's input, for edge conditions on `meta.<path>` (absent from older senders). */
+  inputMeta?: unknown;
   upstreamTokens?: string[];
   /** The run's step number of this step (for `node.started`). */
   step: number;

@@ -163,6 +163,7 @@ class RunState implements StepHost {
   resolve!: (result: RunResult) => void;
   readonly done: Promise<RunResult>;
   detachSignal?: () => void;
+  readonly inputMeta: unknown;
 
   constructor(
     readonly runId: string,
@@ -173,6 +174,7 @@ class RunState implements StepHost {
     readonly startedAt: number,
   ) {
     this.done = new Promise<RunResult>((resolve) => (this.resolve = resolve));
+    this.inputMeta = inputMetaOf(input);
   }
 
   /** Whether work of this kind may still run. */
@@ -213,6 +215,7 @@ class RemoteHost implements StepHost {
   constructor(
     readonly runId: string,
     readonly meta: RunMeta,
+    readonly inputMeta: unknown,
   ) {}
 
   emit<T extends RunEventType>(type: T, data: RunEventDataMap[T]): void {
@@ -252,13 +255,19 @@ function combine(a: RunEventListener | undefined, b: RunEventListener | undefine
   };
 }
 
+/** The `meta` object of a run's input, which edge conditions read as `meta.<path>`. */
+function inputMetaOf(input: unknown): unknown {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return undefined;
+  return (input as { meta?: unknown }).meta;
+}
+
 /**
  * Whether routing a failure's `{error}` packet would fire an edge: a default edge, or a
  * conditional one whose condition holds. When none would (every edge leaving the node selects
  * another port by condition), the failure fails the run rather than ending the branch quietly and
  * completing the run with no output. Condition errors are reported when the packet is routed.
  */
-function errorRouteFires(route: PortRoute, ctx: { port: string; output: unknown; input: unknown }): boolean {
+function errorRouteFires(route: PortRoute, ctx: { port: string; output: unknown; input: unknown; meta: unknown }): boolean {
   if (route.defaults.length > 0) return true;
   for (const edge of route.conditional) {
     try {
@@ -637,7 +646,7 @@ export class FlowEngine {
     let matched = false;
     const conditional = route.conditional;
     if (conditional.length > 0) {
-      const ctx = { port: output.port, output: output.packet, input: work.packet };
+      const ctx = { port: output.port, output: output.packet, input: work.packet, meta: run.inputMeta };
       for (let i = 0; i < conditional.length; i++) {
         const edge = conditional[i];
         let value = false;
@@ -772,6 +781,7 @@ export class FlowEngine {
         edgeId: edge.id,
         packet: child.packet,
         meta: run.meta,
+        inputMeta: run.inputMeta,
         upstreamTokens: child.tokens ? [...child.tokens] : undefined,
         step,
         stepKey: child.key,
@@ -813,7 +823,7 @@ export class FlowEngine {
     const flow = await this.version(message.versionId);
     if (!flow) throw new Error(`flow version ${message.versionId} is not known to engine ${this.instanceId}`);
     const node = flow.nodes.get(message.nodeId);
-    const host = new RemoteHost(message.runId, message.meta ?? NO_META);
+    const host = new RemoteHost(message.runId, message.meta ?? NO_META, message.inputMeta);
     let outcome: StepOutcome;
     if (!node) {
       outcome = { kind: 'failed', error: { code: 'UNKNOWN_NODE', message: `node ${JSON.stringify(message.nodeId)} is not in version ${message.versionId}`, nodeId: message.nodeId } };
@@ -898,7 +908,7 @@ export class FlowEngine {
       const { code, message } = describeThrown(thrown);
       const error: RunError = { code, message, nodeId };
       const packet = { error: message };
-      if (node.hasErrorPort && errorRouteFires(node.route(ERROR_PORT), { port: ERROR_PORT, output: packet, input: work.packet })) {
+      if (node.hasErrorPort && errorRouteFires(node.route(ERROR_PORT), { port: ERROR_PORT, output: packet, input: work.packet, meta: host.inputMeta })) {
         host.emit('node.failed', { nodeId, error, durationMs, routedTo: ERROR_PORT });
         host.emit('node.completed', { nodeId, port: ERROR_PORT, ports: [ERROR_PORT], durationMs });
         return { kind: 'outputs', outputs: [{ port: ERROR_PORT, packet }] };

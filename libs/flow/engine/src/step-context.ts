@@ -10,6 +10,8 @@ import type { RunEventDataMap, RunEventType } from './run-events';
 export interface StepHost {
   readonly runId: string;
   readonly meta: RunMeta;
+  /** The `meta` object of the run's input (edge conditions read it as `meta.<path>`). */
+  readonly inputMeta: unknown;
   emit<T extends RunEventType>(type: T, data: RunEventDataMap[T]): void;
   add(step: StepState): void;
   remove(step: StepState): void;

@@ -6,5 +6,6 @@ export * from './error-body.dto';
 export * from './json-depth';
 export * from './request-context';
 export * from './request-guards';
+export * from './request-locale';
 export * from './security-headers';
 export * from './validation.pipe';

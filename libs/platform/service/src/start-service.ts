@@ -10,6 +10,7 @@ import { AuthEnv, BusEnv, HttpEnv, KafkaEnv, LogEnv, loadConfig, MongoEnv, Store
 import type { EventBus } from '@flowplane/platform/bus';
 import { createMetricsRegistry, createMetricsServer, ReadinessRegistry, registerBusMetrics } from '@flowplane/platform/health';
 import { expressErrorHandler, installClientErrorHandler, jsonBodyVerifier, pathEncodingGuard, requestIdMiddleware, routeNotFoundHandler } from '@flowplane/platform/http';
+import { defaultLocaleFromEnv, requestLocaleMiddleware } from '@flowplane/platform/http';
 import { frameAncestorsFromEnv, securityHeaders } from '@flowplane/platform/http';
 import { ErrorBodyDto } from '@flowplane/platform/http';
 import { listRoutes } from '@flowplane/platform/auth';
@@ -91,6 +92,8 @@ export async function startService(def: ServiceDefinition, overrides: ServiceOve
 
 async function boot(def: ServiceDefinition, ctx: ServiceContext, owned: Array<{ close(): Promise<void> }>): Promise<RunningService> {
   const config = ctx.config;
+  // Before anything is built: a malformed I18N_DEFAULT_LOCALE fails the boot.
+  const defaultLocale = defaultLocaleFromEnv(ctx.env);
   const { registry, httpMiddleware } = createMetricsRegistry(def.name);
   const readiness = new ReadinessRegistry();
   if (ctx.bus) {
@@ -117,6 +120,8 @@ async function boot(def: ServiceDefinition, ctx: ServiceContext, owned: Array<{ 
   app.set('query parser', 'extended');
 
   app.use(requestIdMiddleware);
+  // Every service knows the caller's language (query lang, cookie lang, Accept-Language, default).
+  app.use(requestLocaleMiddleware(defaultLocale));
   app.use(securityHeaders(frameAncestorsFromEnv(ctx.env)));
   app.use(httpMiddleware);
   app.use(pathEncodingGuard);

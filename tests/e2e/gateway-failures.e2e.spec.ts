@@ -94,6 +94,24 @@ describe('gateway failure handling', () => {
     expect(no.headers.get('access-control-allow-origin')).toBeNull();
   });
 
+  it('lets a chat widget on an allowed origin send the assistant session id and Last-Event-ID, and read the session id back', async () => {
+    const pre = await fetch(`${url}/api/v1/assistant/messages`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-assistant-session-id,last-event-id,authorization' },
+    });
+    expect(pre.status).toBe(204);
+    const allowed = (pre.headers.get('access-control-allow-headers') ?? '').toLowerCase().split(',');
+    expect(allowed).toEqual(expect.arrayContaining(['x-assistant-session-id', 'last-event-id', 'content-type', 'authorization']));
+    const odd = await fetch(`${url}/api/v1/assistant/messages`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-not-a-platform-header' },
+    });
+    expect((odd.headers.get('access-control-allow-headers') ?? '').toLowerCase()).not.toContain('x-not-a-platform-header');
+    const res = await fetch(`${url}/api/v1/flows/abc`, { headers: { origin: 'https://app.example.com' } });
+    await res.arrayBuffer();
+    expect((res.headers.get('access-control-expose-headers') ?? '').toLowerCase().split(',')).toContain('x-assistant-session-id');
+  });
+
   it('rate limits a client with 429 and Retry-After', async () => {
     let limited: Awaited<ReturnType<typeof call>> | undefined;
     for (let i = 0; i < 60 && !limited; i++) {

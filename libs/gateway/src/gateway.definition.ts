@@ -22,7 +22,15 @@ const proxies = new WeakMap<object, GatewayProxy>();
  * the request id, the rate limit's wait, a run's id and variant (to resume or cancel it), and the
  * compile diagnostics summary.
  */
-export const CORS_EXPOSED_HEADERS = ['X-Request-Id', 'Retry-After', 'X-Run-Id', 'X-Variant', 'X-Diagnostics', 'X-Diagnostics-Errors', 'X-Diagnostics-Warnings'];
+export const CORS_EXPOSED_HEADERS = ['X-Request-Id', 'Retry-After', 'X-Run-Id', 'X-Variant', 'X-Diagnostics', 'X-Diagnostics-Errors', 'X-Diagnostics-Warnings', 'X-Assistant-Session-Id'];
+
+/**
+ * Request headers a browser app on an allowed origin may send (an explicit list rather than
+ * reflecting whatever a preflight asks for): the bearer token, JSON bodies, content negotiation,
+ * a caller's request id and idempotency key, the session id that flow routes bucket variants by,
+ * and for an embedded chat widget the assistant session id and `Last-Event-ID` to resume a stream.
+ */
+export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Accept', 'Accept-Language', 'X-Request-Id', 'X-Session-Id', 'Idempotency-Key', 'Last-Event-ID', 'X-Assistant-Session-Id'];
 
 export const gatewayDefinition: ServiceDefinition = {
   name: 'gateway',
@@ -37,7 +45,7 @@ export const gatewayDefinition: ServiceDefinition = {
     const c = ctx.config as ServiceConfig & GatewayEnv;
     const origins = c.GATEWAY_CORS_ORIGINS;
     // Bearer tokens, not cookies: no credentialed CORS, so `*` cannot expose a user's session.
-    const corsOptions = { origin: origins.includes('*') ? '*' : origins, exposedHeaders: CORS_EXPOSED_HEADERS, maxAge: 600 };
+    const corsOptions = { origin: origins.includes('*') ? '*' : origins, exposedHeaders: CORS_EXPOSED_HEADERS, allowedHeaders: CORS_ALLOWED_HEADERS, maxAge: 600 };
     if (origins.length) app.enableCors(corsOptions);
     const metrics = app.get<HttpMetricsMiddleware>(HTTP_METRICS);
     const proxy = new GatewayProxy({

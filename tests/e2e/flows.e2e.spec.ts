@@ -163,6 +163,100 @@ describe('flows, versions, publish and templates through the gateway', () => {
     expect(back.body.document.nodes.find((n: { id: string }) => n.id === 'render')).toMatchObject({ action_ref: 'svc/template-render', config: { template: 'Hello, {{input.name}}!' } });
   });
 
+  const positions = (...ids: string[]) => Object.fromEntries(ids.map((id, i) => [id, { x: i * 200, y: 0 }]));
+  const detail = (body: { details: Array<{ field: string; code: string }> }) => body.details.map((d) => [d.field, d.code]);
+
+  it('refuses node configs their settings schemas refuse at save, listing every field with its JSON path; unknown keys are dropped with a warning', async () => {
+    await call(`${api}/flows`, { method: 'POST', bearer: admin, ...json({ id: 'settings', name: 'Settings' }) });
+    const doc: { nodes: Array<{ id: string; kind: string; action_ref?: string; config?: Record<string, unknown> }>; edges: unknown[]; meta: unknown } = {
+      nodes: [
+        { id: 'src', kind: 'start', action_ref: 'svc/event-source', config: { groupID: 'g' } },
+        { id: 'llm', kind: 'action', action_ref: 'svc/llm-chat', config: { baseURL: 'not a url', temperature: 5, maxTokens: 1.5, replyStyle: 'rambling' } },
+        { id: 'guard', kind: 'gateway', action_ref: 'svc/guard', config: { role: 'sideways' } },
+        { id: 'http', kind: 'action', action_ref: 'svc/http-request', config: { url: 'https://example.com', method: 'BREW', timeoutMs: '0' } },
+        { id: 'end', kind: 'end' },
+      ],
+      edges: [
+        { id: 'e1', from: 'src', to: 'llm' },
+        { id: 'e2', from: 'llm', to: 'guard' },
+        { id: 'e3', from: 'guard', to: 'http' },
+        { id: 'e4', from: 'http', to: 'end' },
+      ],
+      meta: { positions: positions('src', 'llm', 'guard', 'http', 'end') },
+    };
+    const res = await call(`${api}/flows/settings/versions`, { method: 'POST', bearer: admin, ...json(doc) });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('INVALID_NODE_CONFIG');
+    expect(detail(res.body).sort()).toEqual(
+      [
+        ['/nodes/0/config/eventName', 'INVALID_NODE_CONFIG'],
+        ['/nodes/1/config/baseURL', 'INVALID_NODE_CONFIG'],
+        ['/nodes/1/config/temperature', 'INVALID_NODE_CONFIG'],
+        ['/nodes/1/config/maxTokens', 'INVALID_NODE_CONFIG'],
+        ['/nodes/1/config/replyStyle', 'INVALID_NODE_CONFIG'],
+        ['/nodes/2/config/guardID', 'INVALID_NODE_CONFIG'],
+        ['/nodes/2/config/role', 'INVALID_NODE_CONFIG'],
+        ['/nodes/3/config/method', 'INVALID_NODE_CONFIG'],
+        ['/nodes/3/config/timeoutMs', 'INVALID_NODE_CONFIG'],
+      ].sort(),
+    );
+    const problems = Object.fromEntries(res.body.details.map((d: { field: string; problems: string[] }) => [d.field, d.problems[0]]));
+    expect(problems['/nodes/0/config/eventName']).toBe('node "src" (svc/event-source): eventName missing required field "eventName"');
+    expect(problems['/nodes/1/config/baseURL']).toBe('node "llm" (svc/llm-chat): baseURL must match format "uri"');
+    expect(problems['/nodes/1/config/temperature']).toBe('node "llm" (svc/llm-chat): temperature must be <= 2');
+
+    // Fixed, with one key the schema does not know: saved, the key reported as dropped.
+    doc.nodes[0].config = { eventName: 'orders.placed', groupID: 'g' };
+    doc.nodes[1].config = { baseURL: 'https://api.example.com/v1', temperature: 0.5, colour: 'red' };
+    doc.nodes[2].config = { guardID: 'blocklist', role: 'input' };
+    doc.nodes[3].config = { url: 'https://example.com', method: 'POST' };
+    const saved = await call(`${api}/flows/settings/versions`, { method: 'POST', bearer: admin, ...json(doc) });
+    expect(saved.status).toBe(201);
+    expect(saved.body.warnings).toEqual([expect.objectContaining({ path: '/nodes/1/config/colour', code: 'UNKNOWN_CONFIG_KEY', severity: 'warning' })]);
+    const stored = await call(`${api}/flows/settings/versions/${saved.body.versionId}`, { bearer: admin });
+    expect(stored.body.warnings).toEqual(saved.body.warnings);
+  });
+
+  it('refuses an event source without eventName in spec form too, at the spec path', async () => {
+    const spec = {
+      flowdef: '1.0',
+      info: { title: 'On order' },
+      nodes: { 'On order': { kind: 'source', operationId: 'svc/event-source', 'x-config': { eventName: '  ', groupID: 'g' } }, Done: { kind: 'action', 'x-kind': 'end' } },
+      edges: [{ from: 'On order', to: 'Done' }],
+    };
+    const res = await call(`${api}/flows/settings/versions?format=spec`, { method: 'POST', bearer: admin, ...json(spec) });
+    expect(res.status).toBe(400);
+    expect(detail(res.body)).toEqual([['/nodes/On order/x-config/eventName', 'INVALID_NODE_CONFIG']]);
+  });
+
+  it('saves with warnings for conditions that do not parse, cycles without a wait or a condition, and packets that do not match their ports', async () => {
+    await call(`${api}/flows`, { method: 'POST', bearer: admin, ...json({ id: 'warned', name: 'Warned' }) });
+    const doc = {
+      nodes: [
+        { id: 'start', kind: 'start' },
+        { id: 'render', kind: 'action', action_ref: 'svc/template-render', config: { template: 'Hi {{ input.name }}' } },
+        { id: 'again', kind: 'action', action_ref: 'svc/template-render', config: { template: 'again' } },
+        { id: 'end', kind: 'end' },
+      ],
+      edges: [
+        { id: 'e1', from: 'start', to: 'render' },
+        { id: 'e2', from: 'render', to: 'end', condition: 'output.text ==' },
+        { id: 'e3', from: 'render', to: 'again' },
+        { id: 'e4', from: 'again', to: 'render', packet: 'Numbered' },
+      ],
+      meta: { positions: positions('start', 'render', 'again', 'end'), packets: { Numbered: { type: 'object', properties: { text: { type: 'number' } } } } },
+    };
+    const res = await call(`${api}/flows/warned/versions`, { method: 'POST', bearer: admin, ...json(doc) });
+    expect(res.status).toBe(201);
+    expect(res.body.warnings.map((w: { path: string; code: string; severity: string }) => [w.path, w.code, w.severity])).toEqual([
+      ['/edges/1/condition', 'CONDITION_PARSE_ERROR', 'warning'],
+      ['/edges/3/packet', 'PACKET_MISMATCH', 'warning'],
+      ['/edges/2', 'UNBOUNDED_CYCLE', 'warning'],
+    ]);
+    expect(res.body.warnings[1].message).toBe('packet "Numbered" does not match output port "out" of "again" (svc/template-render): field "text" is number here but string on the port');
+    expect(res.body.warnings[2].message).toContain('nodes "render", "again" form a cycle');
+  });
+
   it('enforces admin access on every flow route', async () => {
     expect((await call(`${api}/flows`)).status).toBe(401);
     expect((await call(`${api}/flows`, { bearer: await token('bob', ['profiles:read']) })).status).toBe(403);

@@ -1,7 +1,19 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { type FlowsPublishedPayload, ProfileResolver, Topics } from '@flowplane/contracts';
-import { canonicalHash, escapePointerToken, type FlowDocument, type SpecDocument, specToIr, validateFlowDocument, validateSpecDocument } from '@flowplane/flow/ir';
+import { parseCondition } from '@flowplane/flow/conditions';
+import { staticConfigProblems } from '@flowplane/flow/engine';
+import {
+  canonicalHash,
+  escapePointerToken,
+  type FlowDocument,
+  type FlowValidationOptions,
+  type SpecDocument,
+  specToIr,
+  validateFlowDocument,
+  validateSpecDocument,
+  type ValidationIssue,
+} from '@flowplane/flow/ir';
 import type { Outbox } from '@flowplane/platform/bus';
 import { DomainException } from '@flowplane/platform/http';
 import { DuplicateKeyError } from '@flowplane/platform/store';
@@ -20,6 +32,7 @@ export enum FlowsExceptionCode {
   FLOW_EXISTS = 'FLOW_EXISTS',
   FLOW_PUBLISHED = 'FLOW_PUBLISHED',
   INVALID_DOCUMENT = 'INVALID_DOCUMENT',
+  INVALID_NODE_CONFIG = 'INVALID_NODE_CONFIG',
   BROKEN_NODES = 'BROKEN_NODES',
   INVALID_ID = 'INVALID_ID',
   NOTHING_TO_ROLL_BACK = 'NOTHING_TO_ROLL_BACK',
@@ -115,17 +128,21 @@ export class FlowsService {
    */
   async saveVersion(flowId: string, body: unknown, format: 'ir' | 'spec', actor: Actor, limits: { maxNodes?: number } = {}): Promise<{ version: FlowVersion; created: boolean }> {
     await this.get(flowId);
-    let doc: FlowDocument;
+    // Warnings (and errors) are addressed in the form the document was sent in.
+    const options = this.validationOptions(limits.maxNodes);
+    let document: FlowDocument;
+    let warnings: ValidationIssue[];
     if (format === 'spec') {
-      const spec = validateSpecDocument(body);
+      const spec = validateSpecDocument(body, options);
       if (!spec.ok) throw invalid(spec.errors);
-      doc = specToIr(body as SpecDocument);
+      document = spec.ir ?? specToIr(body as SpecDocument);
+      warnings = spec.warnings;
     } else {
-      doc = body as FlowDocument;
+      const result = validateFlowDocument(body, options);
+      if (!result.ok) throw invalid(result.errors);
+      document = result.document ?? (body as FlowDocument);
+      warnings = result.warnings;
     }
-    const result = validateFlowDocument(doc, { maxNodes: limits.maxNodes });
-    if (!result.ok) throw invalid(result.errors);
-    const document = result.document ?? doc;
     const secretProblems = await this.secrets.check(document);
     if (secretProblems.length) {
       throw secretsRefused(secretProblems, (p) => `/nodes/${p.index}/config/${escapePointerToken(p.key)}`);
@@ -135,7 +152,7 @@ export class FlowsService {
     if (existing) return { version: existing, created: false };
     for (let attempt = 0; attempt < 5; attempt++) {
       const number = (await this.repo.lastVersionNumber(flowId)) + 1;
-      const version: FlowVersion = { versionId: `${flowId}@v${number}`, flowId, number, hash, document, warnings: result.warnings, createdAt: new Date(), createdBy: actor.sub, module: actor.module };
+      const version: FlowVersion = { versionId: `${flowId}@v${number}`, flowId, number, hash, document, warnings, createdAt: new Date(), createdBy: actor.sub, module: actor.module };
       try {
         await this.repo.insertVersion(version);
         return { version, created: true };
@@ -146,6 +163,36 @@ export class FlowsService {
       }
     }
     throw new DomainException('VERSION_CONFLICT', 409, 'too many concurrent saves of this flow; retry');
+  }
+
+  /**
+   * What a saved version is checked against beyond its shape: each node's settings schema (errors),
+   * edge conditions that do not parse, config keys the engine drops, edge packets that disagree
+   * with the ports they connect (warnings).
+   */
+  private validationOptions(maxNodes?: number): FlowValidationOptions {
+    return {
+      maxNodes,
+      conditionError: conditionParseError,
+      nodeSettingsSchema: (ref) => this.nodes.get(ref)?.manifest.settingsSchema,
+      nodeConfigProblems: (node) => staticConfigProblems(this.nodes.get(node.action_ref)?.manifest.settingsSchema, node.config),
+      nodePorts: (ref) => this.nodes.get(ref)?.manifest,
+    };
+  }
+
+  /** Settings problems of every node of the given versions (publish checks versions saved before a node's schema changed). */
+  private async configProblems(flowId: string, versionIds: string[]): Promise<Array<{ versionId: string; nodeId: string; index: number; path: string; message: string }>> {
+    const out: Array<{ versionId: string; nodeId: string; index: number; path: string; message: string }> = [];
+    for (const versionId of versionIds) {
+      const v = await this.getVersion(flowId, versionId);
+      v.document.nodes.forEach((n, index) => {
+        if (!n.action_ref) return;
+        for (const p of staticConfigProblems(this.nodes.get(n.action_ref)?.manifest.settingsSchema, n.config)) {
+          out.push({ versionId, nodeId: n.id, index, path: p.path, message: `node "${n.id}" (${n.action_ref}): ${p.key ? `${p.key} ` : ''}${p.message}` });
+        }
+      });
+    }
+    return out;
   }
 
   async getVersion(flowId: string, versionId: string): Promise<FlowVersion> {
@@ -176,6 +223,13 @@ export class FlowsService {
     if (broken.length) {
       throw new DomainException(FlowsExceptionCode.BROKEN_NODES, 400, `unknown nodes: ${broken.map((b) => `${b.nodeId} (${b.actionRef})`).join(', ')}`, {
         details: broken.map((b) => ({ field: `${b.versionId}.nodes.${b.nodeId}.action_ref`, problems: [`no registered node ${b.actionRef}`] })),
+      });
+    }
+    // Versions saved before a node's settings schema changed (a remote node registered again).
+    const misconfigured = await this.configProblems(flowId, versionsOf(target));
+    if (misconfigured.length) {
+      throw new DomainException(FlowsExceptionCode.INVALID_NODE_CONFIG, 400, `invalid node config: ${misconfigured[0].message}${misconfigured.length > 1 ? ` (and ${misconfigured.length - 1} more)` : ''}`, {
+        details: misconfigured.map((p) => ({ field: `${p.versionId}#/nodes/${p.index}/config${p.path}`, problems: [p.message], code: FlowsExceptionCode.INVALID_NODE_CONFIG })),
       });
     }
     // Versions saved before a check existed, or before the selected profile gained a secret.
@@ -276,13 +330,24 @@ export class FlowsService {
   }
 }
 
+/** Why an edge condition does not parse; blank and `true` are default edges, not conditions. */
+function conditionParseError(source: string): string | undefined {
+  if (source.trim() === '' || source.trim() === 'true') return undefined;
+  const parsed = parseCondition(source);
+  return parsed.ok ? undefined : parsed.error.message;
+}
+
 function schemaVersionOf(doc: unknown): number {
   const meta = (doc as { meta?: { schemaVersion?: unknown } } | null)?.meta;
   return typeof meta?.schemaVersion === 'number' ? meta.schemaVersion : 0;
 }
 
+/** 400 listing every problem with its JSON path; INVALID_NODE_CONFIG when all of them are node settings. */
 function invalid(errors: Array<{ path: string; message: string; code: string }>): DomainException {
-  return new DomainException(FlowsExceptionCode.INVALID_DOCUMENT, 400, `invalid flow document: ${errors.length} problem${errors.length === 1 ? '' : 's'}`, {
+  const settingsOnly = errors.every((e) => e.code === FlowsExceptionCode.INVALID_NODE_CONFIG);
+  const code = settingsOnly ? FlowsExceptionCode.INVALID_NODE_CONFIG : FlowsExceptionCode.INVALID_DOCUMENT;
+  const summary = settingsOnly ? `invalid node config: ${errors[0].message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}` : `invalid flow document: ${errors.length} problem${errors.length === 1 ? '' : 's'}`;
+  return new DomainException(code, 400, summary, {
     details: errors.map((e) => ({ field: e.path || '/', problems: [e.message], code: e.code })),
   });
 }

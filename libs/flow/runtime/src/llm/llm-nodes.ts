@@ -66,7 +66,7 @@ export function llmChatManifest(callTimeoutMs: number, providerIds: string[]): N
         profile: { type: 'string', title: 'Profile', description: 'An llm-chat profile (provider, key, endpoint, model, tuning).', 'x-profile-kind': 'llm-chat', 'x-overrides': PROFILE_OVERRIDES, 'x-order': 1 },
         providerID: { type: 'string', title: 'Provider', description: `Registered provider (${providerIds.join(', ')}); default local.`, enum: providerIds, 'x-profile-overridable': true, 'x-order': 2 },
         model: { type: 'string', title: 'Model', 'x-profile-overridable': true, 'x-order': 3 },
-        baseURL: { type: 'string', title: 'Base URL', description: 'OpenAI-compatible endpoint; private addresses need LLM_ALLOWED_PRIVATE_HOSTS.', 'x-profile-overridable': true, 'x-order': 4 },
+        baseURL: { type: 'string', format: 'uri', title: 'Base URL', description: 'OpenAI-compatible endpoint; private addresses need LLM_ALLOWED_PRIVATE_HOSTS.', 'x-profile-overridable': true, 'x-order': 4 },
         temperature: { type: 'number', minimum: 0, maximum: 2, title: 'Temperature', 'x-profile-overridable': true, 'x-order': 5 },
         maxTokens: { type: 'integer', minimum: 1, title: 'Max tokens', 'x-profile-overridable': true, 'x-order': 6 },
         systemPrompt: { type: 'string', title: 'System prompt', description: 'The base system prompt.', 'x-profile-overridable': true, 'x-order': 7 },
@@ -75,6 +75,7 @@ export function llmChatManifest(callTimeoutMs: number, providerIds: string[]): N
         stream: { type: 'boolean', title: 'Stream tokens', default: false, 'x-order': 10 },
         outputKey: { type: 'string', title: 'Output key', description: 'When set, the reply text is written at this key of a copy of the input packet instead of replacing it (for preprocessing calls such as a query rewrite).', 'x-order': 11 },
       },
+      'x-ui': { order: ['profile', 'providerID', 'model', 'baseURL', 'temperature', 'maxTokens', 'systemPrompt', 'replyStyle', 'examplesPolicy', 'stream', 'outputKey'] },
     },
     inputs: [
       {
@@ -141,6 +142,7 @@ export function guardManifest(callTimeoutMs: number, guardIds: string[], provide
         model: { type: 'string', title: 'Classifier model', 'x-profile-overridable': true, 'x-order': 12 },
       },
       required: ['guardID'],
+      'x-ui': { order: ['guardID', 'role', 'onError', 'refusal', 'action', 'terms', 'patterns', 'detect', 'textPath', 'profile', 'providerID', 'model'] },
     },
     inputs: [{ port: 'in', description: 'The packet to check (passed through unchanged on Allow and Flag).', schema: {} }],
     outputs: [

@@ -24,7 +24,6 @@ export const templateRenderManifest: NodeManifest = {
         type: 'string',
         title: 'Template',
         description: 'Text with `{{ path }}` placeholders over input, packet and meta. No expressions or helpers.',
-        default: '',
         'x-order': 1,
       },
       target: {

@@ -1,0 +1,2 @@
+export * from './settings-expander.service';
+export * from './settings-tokens';

@@ -1,4 +1,5 @@
 import type { ServiceDefinition } from '@flowplane/platform/service';
+import { I18nEnv } from './i18n.env';
 import { I18nModule } from './i18n.module';
 
 /** The i18n service: what it owns and which ports it uses. */
@@ -8,5 +9,6 @@ export const i18nDefinition: ServiceDefinition = {
   description: 'Locales, message catalog, translations and localized content.',
   defaultPort: 8085,
   uses: { bus: true, store: true },
+  env: [I18nEnv],
   module: () => I18nModule,
 };

@@ -1,8 +1,17 @@
 import { Module } from '@nestjs/common';
+import { I18nCoreModule } from './i18n-core.module';
+import { LocalesFeatureModule } from './locales/locales-feature.module';
+import { TranslationsFeatureModule } from './translations/translations-feature.module';
 
 /**
- * The i18n feature module. Its domain behaviour arrives with its own issue (see the spec);
- * the platform wiring (auth, health, metrics, logging, adapters) comes from the service kit.
+ * The i18n service: locales, the message catalog and translation rows, and the Translation service.
+ * Each feature is a module of its own; add one per line.
  */
-@Module({})
+@Module({
+  imports: [
+    I18nCoreModule,
+    LocalesFeatureModule,
+    TranslationsFeatureModule,
+  ],
+})
 export class I18nModule {}

@@ -1,0 +1,51 @@
+import { Transform, Type } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+
+const toBool = ({ value }: { value: unknown }) => {
+  if (typeof value !== 'string') return value;
+  const v = value.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  return value;
+};
+
+const LOCALE = /^[A-Za-z0-9]+([_-][A-Za-z0-9]+)*$/;
+
+/** The i18n service's settings (localization.md, Configuration), validated at boot. */
+export class I18nEnv {
+  /** `store` keeps messages in the service's store; `none` disables the module (every handler answers 503 `i18n not configured`). */
+  @IsIn(['store', 'none'])
+  I18N_STORE = 'store';
+
+  /** Locale of a request when none resolves, last link of every chain (catalog rules 2 and 4). */
+  @Matches(LOCALE, { message: 'I18N_DEFAULT_LOCALE must be a locale code such as pl or pt-BR' })
+  I18N_DEFAULT_LOCALE = 'pl';
+
+  /** Fills gaps before the default locale (catalog rule 2). */
+  @Matches(LOCALE, { message: 'I18N_FALLBACK_LOCALE must be a locale code such as en' })
+  I18N_FALLBACK_LOCALE = 'en';
+
+  /** Storage collection of translation rows. */
+  @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'I18N_COLLECTION may hold up to 64 letters, digits, "_" or "-"' })
+  I18N_COLLECTION = 'translations';
+
+  /** Enables the public write-once `POST /i18n/report-keys` (set false in production). */
+  @Transform(toBool) @IsBoolean()
+  I18N_AUTOREGISTER = true;
+
+  /** Language of inline default labels and of reported key texts; empty means the fallback locale. */
+  @IsOptional() @Matches(LOCALE, { message: 'I18N_SOURCE_LOCALE must be a locale code such as en' })
+  I18N_SOURCE_LOCALE?: string;
+
+  /** Schedule of the translation sweep; empty means do not seed it. */
+  @IsString()
+  I18N_TRANSLATE_SWEEP_CRON = '30 3 * * *';
+
+  /** Skip publishing the translation flows and seeding the schedule. */
+  @Transform(toBool) @IsBoolean()
+  I18N_AUTO_TRANSLATE_DISABLED = false;
+
+  /** Report-keys requests per minute per client address; 0 removes the limit. */
+  @Type(() => Number) @IsInt() @Min(0) @Max(100_000)
+  I18N_REPORT_KEYS_RATE_LIMIT = 60;
+}

@@ -1,0 +1,68 @@
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import { type I18nKeyChangeReason, type I18nKeysChangedPayload, type I18nUpdatedPayload, Topics } from '@flowplane/contracts';
+import { EVENT_BUS, type EventBus, Outbox } from '@flowplane/platform/bus';
+import { STORE } from '@flowplane/platform/service';
+import type { Store, StoreSession } from '@flowplane/platform/store';
+import { I18nConfig } from '../../i18n.config';
+
+/**
+ * The i18n service's transactional outbox: a translation write and its events (`i18n.updated`, the
+ * cache broadcast, and `i18n.keys_changed`, the translation work signal) are stored in one
+ * transaction, then the relay publishes them, so no replica misses an invalidation of a committed write.
+ */
+@Injectable()
+export class I18nOutbox implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  static readonly COLLECTION = 'i18n_outbox';
+  private readonly log = new Logger('I18nOutbox');
+  readonly outbox: Outbox;
+
+  constructor(
+    @Inject(STORE) store: Store,
+    @Inject(EVENT_BUS) bus: EventBus,
+    @Inject(I18nConfig) private readonly config: I18nConfig,
+  ) {
+    this.outbox = new Outbox(store, bus, {
+      collection: I18nOutbox.COLLECTION,
+      source: '/services/i18n',
+      logger: {
+        warn: (m, meta) => this.log.warn({ ...meta }, m),
+        error: (m, meta) => this.log.error({ ...meta }, m),
+      },
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.config.enabled) this.outbox.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.outbox.stop();
+  }
+
+  /** Runs `fn` in a store transaction and publishes what it announced once it committed. */
+  transaction<R>(fn: (session: StoreSession) => Promise<R>): Promise<R> {
+    return this.outbox.withTransaction(fn);
+  }
+
+  /** Announces that the (ns, locale) bucket changed, for every replica's cache. */
+  async announceUpdated(session: StoreSession, payload: I18nUpdatedPayload): Promise<void> {
+    await this.outbox.enqueue(session, Topics.I18nUpdated, payload, {
+      key: `${payload.ns ?? ''}\u0000${payload.locale ?? ''}`,
+      entitytype: 'i18n',
+      action: 'updated',
+    });
+  }
+
+  /** Announces changed translation inputs (automatic translation rule 4); never for a translation write. */
+  async announceKeysChanged(session: StoreSession, ns: string, keys: string[], reason: I18nKeyChangeReason): Promise<void> {
+    if (!keys.length) return;
+    const payload: I18nKeysChangedPayload = { ns, keys, reason };
+    await this.outbox.enqueue(session, Topics.I18nKeysChanged, payload, { key: ns, entitytype: 'i18n_key', action: 'changed' });
+  }
+}

@@ -1,0 +1,174 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { I18nConfig } from '../../i18n.config';
+import { I18nException } from '../../i18n.exception';
+import { MessageInterpolator } from '../domain/interpolation';
+import { localeChain } from '../domain/locale-chain';
+import type { ProvenanceEntry } from '../domain/translation-row.entity';
+import { TranslationRepository } from '../persistence/translation.repository';
+import { RequestLocaleSource, type TranslateArgs, TranslationService } from '../translation.service';
+import { WriteTranslationUseCase } from './write-translation.use-case';
+
+type Bucket = ReadonlyMap<string, string>;
+
+/**
+ * The Translation service with the cache of catalog rule 7: one bucket per (namespace, locale), the
+ * raw texts of that locale, loaded on first use and dropped by a write to it (here, or on a peer
+ * through `i18n.updated`). Lookups walk the chain of rule 2 over the buckets and, once they are
+ * loaded, never touch the store; a load that an invalidation overtook is not kept.
+ */
+@Injectable()
+export class CachedTranslationService extends TranslationService {
+  private readonly buckets = new Map<string, Bucket>();
+  private readonly loading = new Map<string, Promise<Bucket>>();
+  /** Bumped per bucket by every invalidation, so a load that started earlier is discarded. */
+  private readonly generations = new Map<string, number>();
+  private epoch = 0;
+  private readonly chains = new Map<string, readonly string[]>();
+  private readonly interpolator = new MessageInterpolator();
+  private readonly listeners = new Set<(ns?: string) => void>();
+
+  constructor(
+    @Inject(I18nConfig) private readonly config: I18nConfig,
+    @Inject(TranslationRepository) private readonly repository: TranslationRepository,
+    @Inject(WriteTranslationUseCase) private readonly writer: WriteTranslationUseCase,
+    @Optional() @Inject(RequestLocaleSource) private readonly requestLocale?: RequestLocaleSource,
+  ) {
+    super();
+    writer.onWritten((ns, locale) => this.invalidate(ns, locale));
+  }
+
+  contextLocale(): string {
+    return this.requestLocale?.current() || this.config.defaultLocale;
+  }
+
+  chain(locale: string): readonly string[] {
+    let chain = this.chains.get(locale);
+    if (!chain) {
+      chain = Object.freeze(localeChain(locale, this.config.fallbackLocale, this.config.defaultLocale));
+      // Locales come from callers; keep the memo bounded.
+      if (this.chains.size > 1000) this.chains.clear();
+      this.chains.set(locale, chain);
+    }
+    return chain;
+  }
+
+  translate(ns: string, key: string, locale?: string, args?: TranslateArgs): Promise<string> {
+    return this.translateLocale(ns, locale || this.contextLocale(), key, args);
+  }
+
+  translateLocale(ns: string, locale: string, key: string, args?: TranslateArgs): Promise<string> {
+    this.assertEnabled();
+    const chain = this.chain(locale || this.contextLocale());
+    // Fast path: every bucket of the chain is loaded, so the answer needs no await.
+    for (const l of chain) {
+      const bucket = this.buckets.get(bucketKey(ns, l));
+      if (!bucket) return this.translateSlow(ns, chain, key, args);
+      const value = bucket.get(key);
+      if (value !== undefined) return Promise.resolve(this.interpolator.render(value, args));
+    }
+    return Promise.resolve(key);
+  }
+
+  /** Synchronous lookup for callers that already loaded the chain (`undefined` when a bucket is not cached). */
+  lookupCached(ns: string, locale: string, key: string): string | undefined {
+    for (const l of this.chain(locale)) {
+      const bucket = this.buckets.get(bucketKey(ns, l));
+      if (!bucket) return undefined;
+      const value = bucket.get(key);
+      if (value !== undefined) return value;
+    }
+    return key;
+  }
+
+  async messages(ns: string, locale: string): Promise<Record<string, string>> {
+    this.assertEnabled();
+    const out: Record<string, string> = {};
+    if (ns !== '') {
+      // Rule 6: a namespace gives its raw translations, no fallback chain.
+      for (const [k, v] of await this.bucket(ns, locale)) out[k] = v;
+      return out;
+    }
+    const chain = this.chain(locale || this.contextLocale());
+    // Least specific first, so the requested locale overwrites fallback entries.
+    for (let i = chain.length - 1; i >= 0; i--) for (const [k, v] of await this.bucket(ns, chain[i])) out[k] = v;
+    return out;
+  }
+
+  async upsert(ns: string, key: string, locale: string, value: string, provenance?: ProvenanceEntry): Promise<void> {
+    this.assertEnabled();
+    await this.writer.execute({
+      ns,
+      key,
+      cells: [{ locale, value, provenance: provenance ?? { source: 'human', at: new Date().toISOString() } }],
+    });
+  }
+
+  async delete(ns: string, key: string, locale: string): Promise<boolean> {
+    this.assertEnabled();
+    return this.writer.deleteCell(ns, key, locale);
+  }
+
+  invalidateAll(): void {
+    this.epoch++;
+    this.buckets.clear();
+    this.loading.clear();
+    this.generations.clear();
+    for (const l of this.listeners) l();
+  }
+
+  invalidate(ns: string, locale: string): void {
+    const k = bucketKey(ns, locale);
+    this.buckets.delete(k);
+    this.loading.delete(k);
+    this.generations.set(k, (this.generations.get(k) ?? 0) + 1);
+    for (const l of this.listeners) l(ns);
+  }
+
+  /** Calls `listener` after every invalidation (with the namespace, or none for all); for derived caches. */
+  onInvalidate(listener: (ns?: string) => void): void {
+    this.listeners.add(listener);
+  }
+
+  /** The cached (ns, locale) bucket, loaded on first use. */
+  bucket(ns: string, locale: string): Promise<Bucket> {
+    const k = bucketKey(ns, locale);
+    const cached = this.buckets.get(k);
+    if (cached) return Promise.resolve(cached);
+    let pending = this.loading.get(k);
+    if (!pending) {
+      const generation = this.generations.get(k) ?? 0;
+      const epoch = this.epoch;
+      pending = this.repository.bucket(ns, locale).then(
+        (loaded) => {
+          if (this.epoch === epoch && (this.generations.get(k) ?? 0) === generation) {
+            this.buckets.set(k, loaded);
+            this.loading.delete(k);
+          }
+          return loaded;
+        },
+        (e: unknown) => {
+          if (this.loading.get(k) === pending) this.loading.delete(k);
+          throw e;
+        },
+      );
+      this.loading.set(k, pending);
+    }
+    return pending;
+  }
+
+  private async translateSlow(ns: string, chain: readonly string[], key: string, args?: TranslateArgs): Promise<string> {
+    for (const l of chain) {
+      const value = (await this.bucket(ns, l)).get(key);
+      if (value !== undefined) return this.interpolator.render(value, args);
+    }
+    return key;
+  }
+
+  private assertEnabled(): void {
+    if (!this.config.enabled) throw I18nException.notConfigured();
+  }
+}
+
+function bucketKey(ns: string, locale: string): string {
+  return `${ns}\u0000${locale}`;
+}

@@ -1,8 +1,19 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import { randomUUID } from 'node:crypto';
 import { DomainException, PORT_ERROR_STATUS } from './domain.exception';
 import { codeForStatus, ERROR_CODE_PATTERN, type ErrorBody, errorBody } from './error-body';
+
+/** ` at line L, column C` of the first syntax error of a JSON text, so a caller can find it. */
+function jsonErrorPlace(body: unknown): string {
+  if (typeof body !== 'string') return '';
+  const errors: ParseError[] = [];
+  parseJsonc(body, errors, { disallowComments: true, allowTrailingComma: false });
+  if (!errors.length) return '';
+  const lines = body.slice(0, errors[0].offset).split('\n');
+  return ` at line ${lines.length}, column ${lines[lines.length - 1].length + 1}`;
+}
 
 /** Maps any thrown value to a status and a caller-safe JSON body. Never includes a stack. */
 export function toErrorBody(err: unknown, log?: (errorId: string, err: unknown) => void): ErrorBody {
@@ -21,7 +32,7 @@ export function toErrorBody(err: unknown, log?: (errorId: string, err: unknown) 
   const e = err as { code?: string; type?: string; status?: number; message?: string; expose?: boolean };
   // body-parser errors (malformed JSON, body too large, refused by the JSON guard) carry `type` and an exposable status.
   if (e?.type === 'entity.too.large') return errorBody(413, 'request body is larger than the limit', { code: 'PAYLOAD_TOO_LARGE' });
-  if (e?.type === 'entity.parse.failed') return errorBody(400, 'request body is not valid JSON', { code: 'INVALID_JSON' });
+  if (e?.type === 'entity.parse.failed') return errorBody(400, `request body is not valid JSON${jsonErrorPlace((err as { body?: unknown }).body)}`, { code: 'INVALID_JSON' });
   // Express cannot decode a route parameter such as `%ff`.
   if (err instanceof URIError && e.status === 400) return errorBody(400, 'the request path has an invalid percent-encoding', { code: 'INVALID_PATH_ENCODING' });
   if (e?.expose && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {

@@ -45,6 +45,11 @@ describe('jsonBodyVerifier', () => {
 });
 
 describe('toErrorBody codes of errors raised before Nest', () => {
+  it('names the line and column of a JSON syntax error, never the body itself', () => {
+    const err = Object.assign(new Error('x'), { type: 'entity.parse.failed', status: 400, expose: true, body: '{\n  "a": "secret",\n  "b": \n}' });
+    expect(toErrorBody(err)).toEqual({ statusCode: 400, error: 'Bad Request', code: 'INVALID_JSON', message: 'request body is not valid JSON at line 4, column 1' });
+  });
+
   it('gives body-parser and path-decoding errors a code', () => {
     expect(toErrorBody(Object.assign(new Error('x'), { type: 'entity.parse.failed', status: 400, expose: true }))).toMatchObject({ statusCode: 400, code: 'INVALID_JSON' });
     expect(toErrorBody(Object.assign(new Error('x'), { type: 'entity.too.large', status: 413, expose: true }))).toMatchObject({ statusCode: 413, code: 'PAYLOAD_TOO_LARGE' });

@@ -33,3 +33,4 @@ export * from './profiles/merge-profile';
 export * from './deployments/variant-selection';
 export * from './deployments/route-key';
 export * from './deployments/deployment-record';
+export * from './clients/assistant-handoff.client';

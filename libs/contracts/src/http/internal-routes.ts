@@ -28,6 +28,12 @@ export const INTERNAL_PERMS = Object.freeze({
   schedulesSeed: 'internal:schedules:seed',
   /** flow-runtime: register a module's template list. */
   templatesRegister: 'internal:templates:register',
+  /** flow-runtime: start a run of a flow for a service (the assistant's chats) and stream it. */
+  runsStart: 'internal:runs:start',
+  /** flow-runtime: read a run's events (resume a stream). */
+  runsRead: 'internal:runs:read',
+  /** flow-runtime: LLM usage totals of given runs. */
+  usageRead: 'internal:usage:read',
   /** flow-runtime: register and unregister remote nodes. */
   nodesRegister: 'internal:nodes:register',
   /** deployments: every deployment and the route check. */
@@ -40,6 +46,8 @@ export const INTERNAL_PERMS = Object.freeze({
   deploymentsWrite: 'internal:deployments:write',
   /** search: register and unregister search owners. */
   searchOwners: 'internal:search:owners',
+  /** assistant: file a handoff request (the `svc/assistant-handoff-request` node). */
+  assistantHandoff: 'internal:assistant:handoff',
 } as const);
 
 /** One internal permission. */
@@ -85,6 +93,9 @@ export const INTERNAL_ROUTES: readonly InternalRoute[] = Object.freeze([
   { service: 'flow-runtime', method: 'PUT', path: '/internal/flows/:id', perm: INTERNAL_PERMS.flowsSeed },
   { service: 'flow-runtime', method: 'POST', path: '/internal/schedules/seed', perm: INTERNAL_PERMS.schedulesSeed },
   { service: 'flow-runtime', method: 'PUT', path: '/internal/templates/providers/:source', perm: INTERNAL_PERMS.templatesRegister },
+  { service: 'flow-runtime', method: 'POST', path: '/internal/runs', perm: INTERNAL_PERMS.runsStart },
+  { service: 'flow-runtime', method: 'GET', path: '/internal/runs/:runId/events', perm: INTERNAL_PERMS.runsRead },
+  { service: 'flow-runtime', method: 'POST', path: '/internal/llm/usage/runs', perm: INTERNAL_PERMS.usageRead },
   { service: 'flow-runtime', method: 'PUT', path: '/internal/nodes/:id', perm: INTERNAL_PERMS.nodesRegister },
   { service: 'flow-runtime', method: 'PUT', path: '/internal/nodes/:namespace/:name', perm: INTERNAL_PERMS.nodesRegister },
   { service: 'flow-runtime', method: 'DELETE', path: '/internal/nodes/:id', perm: INTERNAL_PERMS.nodesRegister },
@@ -99,6 +110,8 @@ export const INTERNAL_ROUTES: readonly InternalRoute[] = Object.freeze([
 
   { service: 'search', method: 'PUT', path: '/internal/search/owners/:module', perm: INTERNAL_PERMS.searchOwners },
   { service: 'search', method: 'DELETE', path: '/internal/search/owners/:module', perm: INTERNAL_PERMS.searchOwners },
+
+  { service: 'assistant', method: 'POST', path: '/internal/assistant/handoffs', perm: INTERNAL_PERMS.assistantHandoff },
 ] satisfies InternalRoute[]);
 
 const compiled = INTERNAL_ROUTES.map((r) => ({

@@ -1,7 +1,8 @@
 import { Global, Module } from '@nestjs/common';
 import { NodeRegistry } from '@flowplane/flow/engine';
 import { EVENT_BUS, type EventBus } from '@flowplane/platform/bus';
-import { SERVICE_CONTEXT, type ServiceContext } from '@flowplane/platform/service';
+import { AssistantHandoffClient } from '@flowplane/contracts';
+import { SERVICE_CONTEXT, ServiceClients, type ServiceContext } from '@flowplane/platform/service';
 import { NODE_CATALOG } from '../flows/node-catalog';
 import { LLM_RUNTIME, type LlmRuntime } from '../llm/llm.tokens';
 import { builtinNodes } from './builtin';
@@ -26,8 +27,12 @@ export { NODE_REGISTRY } from './nodes.tokens';
   providers: [
     {
       provide: NODE_REGISTRY,
-      inject: [EVENT_BUS, SERVICE_CONTEXT, LLM_RUNTIME],
-      useFactory: (bus: EventBus, ctx: ServiceContext, llm: LlmRuntime) => new NodeRegistry([...builtinNodes({ bus, env: ctx.env }), ...llm.nodes]),
+      inject: [EVENT_BUS, SERVICE_CONTEXT, LLM_RUNTIME, ServiceClients],
+      useFactory: (bus: EventBus, ctx: ServiceContext, llm: LlmRuntime, clients: ServiceClients) => {
+        let handoff: AssistantHandoffClient | undefined;
+        const assistantHandoff = () => (handoff ??= new AssistantHandoffClient(clients.for('assistant', { timeoutMs: 10_000, retries: 0 })));
+        return new NodeRegistry([...builtinNodes({ bus, env: ctx.env, assistantHandoff }), ...llm.nodes]);
+      },
     },
     { provide: NODE_CATALOG, useExisting: NODE_REGISTRY },
     NodeListingService,

@@ -20,8 +20,9 @@ describe('node settings schemas', () => {
   beforeAll(async () => {
     platform = await startStandalone({ env: testEnv() });
     const admin = await token('alice', ['admin:access']);
-    // The search service registers its remote nodes once it is up.
-    const res = await until(() => call(`${platform.url}/api/v1/flows/nodes`, { bearer: admin }), (r) => r.status === 200 && r.body.filter((n: ListedNode) => n.remote).length >= 2, 15_000);
+    // The search and i18n services register their remote nodes once they are up, in any order.
+    const remote = ['svc/search-query', 'svc/search-upsert', 'i18n/translate', 'i18n/resolve-locale'];
+    const res = await until(() => call(`${platform.url}/api/v1/flows/nodes`, { bearer: admin }), (r) => r.status === 200 && remote.every((id) => r.body.some((n: ListedNode) => n.remote && n.id === id)), 15_000);
     expect(res.status).toBe(200);
     nodes = res.body;
   });
@@ -29,7 +30,7 @@ describe('node settings schemas', () => {
 
   it('lists the built-in, LLM and remote search nodes', () => {
     const ids = nodes.map((n) => n.id);
-    expect(ids).toEqual(expect.arrayContaining(['svc/template-render', 'svc/http-request', 'svc/llm-chat', 'svc/guard', 'svc/search-query', 'svc/search-upsert']));
+    expect(ids).toEqual(expect.arrayContaining(['svc/template-render', 'svc/http-request', 'svc/llm-chat', 'svc/guard', 'svc/search-query', 'svc/search-upsert', 'i18n/translate', 'i18n/resolve-locale']));
     expect(nodes.filter((n) => n.remote).length).toBeGreaterThan(0);
   });
 

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { I18nCoreModule } from './i18n-core.module';
 import { LocalesFeatureModule } from './locales/locales-feature.module';
+import { I18nNodesModule } from './nodes/i18n-nodes.module';
+import { SettingsTokensModule } from './tokens/settings-tokens.module';
 import { TranslationsFeatureModule } from './translations/translations-feature.module';
 
 /**
@@ -12,6 +14,8 @@ import { TranslationsFeatureModule } from './translations/translations-feature.m
     I18nCoreModule,
     LocalesFeatureModule,
     TranslationsFeatureModule,
+    SettingsTokensModule,
+    I18nNodesModule,
   ],
 })
 export class I18nModule {}

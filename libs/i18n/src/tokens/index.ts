@@ -1,2 +1,3 @@
 export * from './settings-expander.service';
 export * from './settings-tokens';
+export * from './settings-tokens.module';

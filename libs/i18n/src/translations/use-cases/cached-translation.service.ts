@@ -5,7 +5,7 @@ import { MessageInterpolator } from '../domain/interpolation';
 import { localeChain } from '../domain/locale-chain';
 import type { ProvenanceEntry } from '../domain/translation-row.entity';
 import { TranslationRepository } from '../persistence/translation.repository';
-import { RequestLocaleSource, type TranslateArgs, TranslationService } from '../translation.service';
+import { CatalogTextExpander, RequestLocaleSource, type TranslateArgs, TranslationService } from '../translation.service';
 import { WriteTranslationUseCase } from './write-translation.use-case';
 
 type Bucket = ReadonlyMap<string, string>;
@@ -32,6 +32,7 @@ export class CachedTranslationService extends TranslationService {
     @Inject(TranslationRepository) private readonly repository: TranslationRepository,
     @Inject(WriteTranslationUseCase) private readonly writer: WriteTranslationUseCase,
     @Optional() @Inject(RequestLocaleSource) private readonly requestLocale?: RequestLocaleSource,
+    @Optional() @Inject(CatalogTextExpander) private readonly expander?: CatalogTextExpander,
   ) {
     super();
     writer.onWritten((ns, locale) => this.invalidate(ns, locale));
@@ -64,7 +65,7 @@ export class CachedTranslationService extends TranslationService {
       const bucket = this.buckets.get(bucketKey(ns, l));
       if (!bucket) return this.translateSlow(ns, chain, key, args);
       const value = bucket.get(key);
-      if (value !== undefined) return Promise.resolve(this.interpolator.render(value, args));
+      if (value !== undefined) return this.withTokens(this.interpolator.render(value, args), chain[0]);
     }
     return Promise.resolve(key);
   }
@@ -159,9 +160,14 @@ export class CachedTranslationService extends TranslationService {
   private async translateSlow(ns: string, chain: readonly string[], key: string, args?: TranslateArgs): Promise<string> {
     for (const l of chain) {
       const value = (await this.bucket(ns, l)).get(key);
-      if (value !== undefined) return this.interpolator.render(value, args);
+      if (value !== undefined) return this.withTokens(this.interpolator.render(value, args), chain[0]);
     }
     return key;
+  }
+
+  /** Settings tokens after interpolation (settings rule 5), as plain text, in the requested locale. */
+  private withTokens(text: string, locale: string): Promise<string> {
+    return this.expander && text.includes('[[') ? this.expander.expandPlain(text, locale) : Promise.resolve(text);
   }
 
   private assertEnabled(): void {

@@ -1,4 +1,5 @@
 import type { ServiceDefinition } from '@flowplane/platform/service';
+import { AssistantEnv } from './assistant.env';
 import { AssistantModule } from './assistant.module';
 
 /** The assistant service: what it owns and which ports it uses. */
@@ -8,5 +9,6 @@ export const assistantDefinition: ServiceDefinition = {
   description: 'Assistant chats, handoffs and assistant templates.',
   defaultPort: 8084,
   uses: { bus: true, store: true },
+  env: [AssistantEnv],
   module: () => AssistantModule,
 };

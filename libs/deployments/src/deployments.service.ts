@@ -283,10 +283,10 @@ export class DeploymentsService {
    * variant, or patches its stable variant in place, keeping variants operators added. It is the
    * module's, not auto-managed: it absorbs the auto-managed deployments of the flows it names.
    */
-  async ensure(input: { id: string; name: string; kind: DeploymentKind; labels: Record<string, string>; stable: { flowId: string; versionId?: string } }, actor: Actor): Promise<{ deployment: Deployment; created: boolean }> {
+  async ensure(input: { id: string; name: string; kind: DeploymentKind; labels: Record<string, string>; stable: { flowId: string; versionId?: string }; stickyBy?: string }, actor: Actor): Promise<{ deployment: Deployment; created: boolean }> {
     const current = await this.repo.get(input.id);
     if (!current) {
-      const d = await this.create({ id: input.id, name: input.name, kind: input.kind, labels: input.labels, variants: [{ label: 'stable', weight: 100, ...input.stable }] }, actor).catch(async (e) => {
+      const d = await this.create({ id: input.id, name: input.name, kind: input.kind, labels: input.labels, stickyBy: input.stickyBy, variants: [{ label: 'stable', weight: 100, ...input.stable }] }, actor).catch(async (e) => {
         // A concurrent ensure created it first: patch instead.
         if (e instanceof DomainException && e.code === 'DEPLOYMENT_EXISTS') return undefined;
         throw e;

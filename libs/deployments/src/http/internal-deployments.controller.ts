@@ -37,6 +37,12 @@ export class EnsureDeploymentDto {
   @ValidateNested()
   @Type(() => StableRefDto)
   stable!: StableRefDto;
+
+  /** Sticky bucketing field of the run meta, set when the deployment is created. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  stickyBy?: string;
 }
 
 class FlowRouteDto {

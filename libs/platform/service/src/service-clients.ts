@@ -20,6 +20,11 @@ export class ServiceClients {
     private readonly tokens: ServiceTokenProvider,
   ) {}
 
+  /** A service token for `service` with `perms`, for a call the clients cannot make (a streamed response body). */
+  token(service: ServiceName, perms: readonly string[]): Promise<string> {
+    return this.tokens.token(service, perms);
+  }
+
   /** The client of `service`; `options` apply the first time a client for that service is made. */
   for(service: ServiceName, options: Omit<ServiceClientOptions, 'service' | 'tokenProvider' | 'requestIdProvider'> = {}): ServiceClient {
     const key = `${service}|${options.baseUrl ?? ''}|${options.timeoutMs ?? ''}|${options.retries ?? ''}|${options.perms?.join(' ') ?? ''}`;

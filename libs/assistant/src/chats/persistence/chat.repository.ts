@@ -95,6 +95,23 @@ export class ChatRepository implements OnModuleInit {
     return toEntity(doc as ChatDocument);
   }
 
+  /** Stamps the version of the chat's first run, once (the chat is created before its run starts). */
+  async stampVersion(sessionId: string, versionHash: string): Promise<void> {
+    await this.chats.updateOne({ sessionId, versionHash: '' }, { $set: { versionHash } });
+  }
+
+  /**
+   * Takes back a user turn whose run could not start (nothing half-written): the chat goes when
+   * that turn was all it had.
+   */
+  async withdraw(sessionId: string, at: Date): Promise<void> {
+    const doc = await this.chats.findOne({ sessionId });
+    if (!doc) return;
+    const messages = doc.messages.filter((m) => !(m.role === 'user' && new Date(m.at).getTime() === at.getTime()));
+    if (messages.length === 0 && doc.runIds.length === 0) await this.chats.deleteOne({ _id: doc._id });
+    else await this.chats.updateOne({ _id: doc._id }, { $set: { messages } });
+  }
+
   /** Records that a run serves this chat. */
   async addRun(sessionId: string, runId: string, session?: StoreSession): Promise<void> {
     await this.chats.updateOne({ sessionId }, { $addToSet: { runIds: runId } }, { session });

@@ -50,6 +50,10 @@ export interface FlowDocumentView {
   versionId?: string;
   published: boolean;
   document?: FlowDocument;
+  /** The flow's name. */
+  name?: string;
+  /** Content hash of the version. */
+  hash?: string;
 }
 
 /**
@@ -87,7 +91,7 @@ export class FlowDocumentsController {
     if (!versionId) return { flowId, found: true, published: false };
     const version = await this.flows.getVersion(flowId, versionId).catch(() => undefined);
     if (!version) return { flowId, found: false, published: !!flow.published, versionId };
-    return { flowId, found: true, published: !!flow.published, versionId, document: version.document };
+    return { flowId, found: true, published: !!flow.published, versionId, document: version.document, name: flow.name, hash: version.hash };
   }
 
   @Post('from-template')

@@ -1,6 +1,8 @@
-import { Body, Controller, Get, Put, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AdminRoute, CurrentPrincipal, type Principal } from '@flowplane/platform/auth';
+import { Body, Controller, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
+import { ArrayMaxSize, IsArray, IsString } from 'class-validator';
+import { INTERNAL_PERMS } from '@flowplane/contracts';
+import { ApiBadRequestResponse, ApiBearerAuth, ApiExcludeController, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AdminRoute, CurrentPrincipal, Internal, type Principal } from '@flowplane/platform/auth';
 import { DomainException } from '@flowplane/platform/http';
 import { PriceTableView, PutPricesDto, UsageByQueryDto, UsageByView, UsageListQueryDto, UsagePageView, type UsageRowView } from './dto/llm-usage.dto';
 import { PriceTableService, type PriceTableState } from './price-table.service';
@@ -85,5 +87,27 @@ export class LlmUsageController {
   @ApiBadRequestResponse({ description: 'Invalid currency or price entry (details per field).' })
   async putPrices(@Body() dto: PutPricesDto, @CurrentPrincipal() who: Principal): Promise<PriceTableView> {
     return tableView(await this.prices.put({ currency: dto.currency, prices: dto.prices }, who.sub));
+  }
+}
+
+/** Body of POST /internal/llm/usage/runs. */
+export class UsageOfRunsDto {
+  @IsArray()
+  @ArrayMaxSize(10_000)
+  @IsString({ each: true })
+  runIds!: string[];
+}
+
+/** Usage totals per run for services (the assistant's per-variant stats). */
+@Controller('internal/llm/usage')
+@ApiExcludeController()
+export class InternalLlmUsageController {
+  constructor(private readonly usage: UsageRepository) {}
+
+  @Post('runs')
+  @HttpCode(200)
+  @Internal(INTERNAL_PERMS.usageRead)
+  async runs(@Body() dto: UsageOfRunsDto): Promise<{ runs: Awaited<ReturnType<UsageRepository['totalsByRun']>> }> {
+    return { runs: await this.usage.totalsByRun(dto.runIds) };
   }
 }

@@ -4,7 +4,7 @@ import { SERVICE_CONTEXT, type ServiceConfig, type ServiceContext } from '@flowp
 import type { FlowRuntimeEnv } from '../flow-runtime.env';
 import { llmNodes } from './llm-nodes';
 import { LlmOptionsController } from './llm-options.controller';
-import { LlmUsageController } from './llm-usage.controller';
+import { InternalLlmUsageController, LlmUsageController } from './llm-usage.controller';
 import { LLM_RUNTIME, type LlmRuntime } from './llm.tokens';
 import { PriceTableService } from './price-table.service';
 import { UsageConsumer } from './usage.consumer';
@@ -42,7 +42,7 @@ class LlmRuntimeCloser implements OnApplicationShutdown {
  */
 @Global()
 @Module({
-  controllers: [LlmUsageController, LlmOptionsController],
+  controllers: [LlmUsageController, InternalLlmUsageController, LlmOptionsController],
   providers: [
     UsageRepository,
     PriceTableService,

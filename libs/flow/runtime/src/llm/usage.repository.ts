@@ -143,6 +143,27 @@ export class UsageRepository implements OnModuleInit {
     return out.sort((a, b) => b.calls - a.calls || String(a.key).localeCompare(String(b.key)));
   }
 
+  /** Calls, tokens and cost per run of `runIds` (runs without a call are left out). */
+  async totalsByRun(runIds: readonly string[]): Promise<Record<string, { calls: number; totalTokens: number; cost: number | null; currency: string | null }>> {
+    const out: Record<string, { calls: number; totalTokens: number; cost: number | null; currency: string | null }> = {};
+    if (runIds.length === 0) return out;
+    const docs = await this.rows.find(
+      { runId: { $in: [...runIds] }, expiresAt: { $gt: new Date() } },
+      { projection: { runId: 1, totalTokens: 1, pricing: 1, cost: 1, currency: 1 } },
+    );
+    for (const doc of docs) {
+      const id = doc.runId as string;
+      const t = (out[id] ??= { calls: 0, totalTokens: 0, cost: null, currency: null });
+      t.calls++;
+      t.totalTokens += doc.totalTokens ?? 0;
+      if (doc.pricing === 'priced' && typeof doc.cost === 'number') {
+        t.cost = round((t.cost ?? 0) + doc.cost);
+        t.currency ??= doc.currency ?? 'USD';
+      }
+    }
+    return out;
+  }
+
   private range(q: UsageQuery): Filter {
     const filter: Filter = { recordedAt: { $gte: q.from, $lt: q.to }, expiresAt: { $gt: new Date() } };
     if (q.profileId) filter.profileId = q.profileId;

@@ -1,9 +1,10 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiBadRequestResponse, ApiBearerAuth, ApiBody, ApiHeader, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiProperty, ApiPropertyOptional, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { IsObject, IsOptional, IsString } from 'class-validator';
+import { ApiAcceptedResponse, ApiExcludeController, ApiBadRequestResponse, ApiBearerAuth, ApiBody, ApiHeader, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiProperty, ApiPropertyOptional, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { INTERNAL_PERMS } from '@flowplane/contracts';
 import type { Request, Response } from 'express';
 import type { RunEvent } from '@flowplane/flow/engine';
-import { AdminRoute, CurrentPrincipal, type Principal } from '@flowplane/platform/auth';
+import { AdminRoute, CurrentPrincipal, Internal, type Principal } from '@flowplane/platform/auth';
 import { DomainException } from '@flowplane/platform/http';
 import type { RunRecord } from './run.repository';
 import { ListRunsQueryDto, RUNS_PAGE_DEFAULT, RunPageView, type RunSummaryView } from './dto/list-runs.dto';
@@ -214,5 +215,66 @@ export class RunsController {
   async cancel(@Param('runId') runId: string): Promise<{ runId: string; cancelling: true }> {
     await this.runs.cancel(runId);
     return { runId, cancelling: true };
+  }
+}
+
+/** Body of POST /internal/runs. */
+export class InternalStartRunDto {
+  @IsString()
+  @MaxLength(200)
+  flowId!: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(250)
+  versionId?: string;
+
+  @IsOptional()
+  input?: unknown;
+
+  @IsOptional()
+  @IsObject()
+  meta?: Record<string, unknown>;
+
+  /** Who the run is for (`user:<sub>`, `anonymous`); the calling service when absent. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(300)
+  startedBy?: string;
+}
+
+/**
+ * Runs for services (the assistant's chats): start a run and stream its events in the same
+ * response, so the caller learns the run id (`X-Run-Id`) and its version (`X-Version-Id`,
+ * `X-Version-Hash`) with the first byte; and resume a run's events after Last-Event-ID.
+ */
+@Controller('internal/runs')
+@ApiExcludeController()
+export class InternalRunsController {
+  constructor(private readonly runs: RunsService) {}
+
+  @Post()
+  @Internal(INTERNAL_PERMS.runsStart)
+  async start(@Body() dto: InternalStartRunDto, @CurrentPrincipal() who: Principal, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const started = await this.runs.start(dto.flowId, { input: dto.input, meta: dto.meta, versionId: dto.versionId }, dto.startedBy ?? who.sub);
+    res.setHeader('X-Run-Id', started.runId);
+    res.setHeader('X-Version-Id', started.versionId);
+    res.setHeader('X-Version-Hash', started.versionHash);
+    const sse = openSse(res, req);
+    const stop = await this.runs.follow(started.runId, 0, (e) => sse.send(e), () => sse.end());
+    sse.onClose(stop);
+  }
+
+  @Get(':runId/events')
+  @Internal(INTERNAL_PERMS.runsRead)
+  async events(@Param('runId') runId: string, @Headers('last-event-id') lastEventId: string | undefined, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const parsed = Number.parseInt(lastEventId ?? '0', 10);
+    const after = Number.isFinite(parsed) && parsed > 0 ? parsed : 0;
+    const { run } = await this.runs.get(runId);
+    res.setHeader('X-Flow-Id', run.flowId);
+    res.setHeader('X-Version-Id', run.versionId);
+    const sse = openSse(res, req);
+    const stop = await this.runs.follow(runId, after, (e) => sse.send(e), () => sse.end());
+    sse.onClose(stop);
   }
 }

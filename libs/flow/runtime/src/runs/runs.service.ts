@@ -321,7 +321,7 @@ export class RunsService implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   /** Starts a run; events are recorded and streamed as they happen. */
-  async start(flowId: string, req: StartRunInput, startedBy: string): Promise<{ runId: string; versionId: string; done: Promise<RunResult> }> {
+  async start(flowId: string, req: StartRunInput, startedBy: string): Promise<{ runId: string; versionId: string; versionHash: string; variant?: string; done: Promise<RunResult> }> {
     const { version, variant } = await this.pickVersion(flowId, req);
     const flow = this.compile(version);
     const runId = randomUUID();
@@ -329,7 +329,7 @@ export class RunsService implements OnApplicationBootstrap, OnApplicationShutdow
     this.channels.set(runId, channel);
     await this.repo.insert({ runId, flowId, versionId: version.versionId, variant, status: 'running', startedBy, startedAt: new Date(), lastSeq: 0, engine: this.engine.instanceId });
     const handle = this.engine.start(flow, req.input ?? {}, { ...(req.meta ?? {}) }, { runId, onEvent: (e) => channel.push(e) });
-    return { runId, versionId: version.versionId, done: this.settle(runId, channel, handle) };
+    return { runId, versionId: version.versionId, versionHash: version.hash, variant, done: this.settle(runId, channel, handle) };
   }
 
   async get(runId: string): Promise<{ run: RunRecord; timeline: RunEvent[] }> {

@@ -1,0 +1,126 @@
+import { randomUUID } from 'node:crypto';
+import { type Logger } from '@nestjs/common';
+import { chatStepOf, type ErrorFrame, type RunEventIn, type SessionFrame } from '../domain/chat-frames';
+import { encodeFrame, sseFrames } from '../domain/sse';
+
+/** Where frames go: the client's response while it is connected. */
+export interface FrameSink {
+  write(text: string): void;
+  end(): void;
+}
+
+/** What the relay needs from its chat. */
+export interface RelayContext {
+  session: Omit<SessionFrame, 'versionId'> & { versionId?: string };
+  /** Stores the assistant turn; awaited before the terminal frame is sent. */
+  storeReply(reply: { content: string; sources: unknown[]; actions: unknown[]; status: string }, firstFrameMs: number | undefined): Promise<void>;
+  /** When the request arrived (time to first token is measured from it). */
+  startedAt: number;
+  /** A resumed stream: ending without a terminal event just closes (the reader had it already). */
+  resumed?: boolean;
+  timeoutMs: number;
+  log: Logger;
+}
+
+/**
+ * Relays one run's events as chat frames. It reads the run to its end whether or not a client is
+ * attached, so a client that disconnects mid-answer still finds the reply stored; frames carry
+ * the run's event sequence numbers as ids, so `Last-Event-ID` resumes exactly.
+ */
+export class ChatRelay {
+  private sink?: FrameSink;
+  private done = false;
+  private firstFrameMs?: number;
+
+  constructor(
+    private readonly body: ReadableStream<Uint8Array>,
+    private readonly abort: AbortController,
+    private readonly ctx: RelayContext,
+  ) {}
+
+  /** Starts relaying into `sink`; resolves when the run's stream has ended. */
+  run(sink: FrameSink): Promise<void> {
+    this.sink = sink;
+    return this.pump();
+  }
+
+  /** The client went away: keep reading (the reply is still stored), stop writing. */
+  detach(): void {
+    this.sink = undefined;
+  }
+
+  private write(id: number | string, event: string, data: unknown): void {
+    if (this.done) return;
+    try {
+      this.sink?.write(encodeFrame(id, event, data));
+    } catch {
+      this.sink = undefined;
+    }
+  }
+
+  private finish(): void {
+    if (this.done) return;
+    this.done = true;
+    try {
+      this.sink?.end();
+    } catch {
+      /* the client is gone */
+    }
+  }
+
+  private fail(id: number | string, code: string, message: string): void {
+    const frame: ErrorFrame = { code, message, errorId: randomUUID() };
+    this.ctx.log.warn({ errorId: frame.errorId, runId: this.ctx.session.runId, code }, `chat run ended with an error: ${message}`);
+    this.write(id, 'error', frame);
+    this.finish();
+  }
+
+  private async pump(): Promise<void> {
+    const timer = setTimeout(() => this.abort.abort(new Error('timeout')), this.ctx.timeoutMs);
+    timer.unref();
+    let lastSeq = 0;
+    try {
+      for await (const f of sseFrames(this.body as unknown as AsyncIterable<Uint8Array>)) {
+        let e: RunEventIn;
+        try {
+          e = { seq: Number(f.id), type: f.event, data: JSON.parse(f.data) as Record<string, unknown> | null };
+        } catch {
+          continue;
+        }
+        lastSeq = e.seq;
+        const step = chatStepOf(e);
+        if (step.kind === 'started') {
+          this.write(step.seq, 'session', { ...this.ctx.session, versionId: step.versionId || this.ctx.session.versionId || '' } satisfies SessionFrame);
+        } else if (step.kind === 'token') {
+          this.firstFrameMs ??= Date.now() - this.ctx.startedAt;
+          this.write(step.seq, 'token', step.data);
+        } else if (step.kind === 'reply') {
+          this.firstFrameMs ??= Date.now() - this.ctx.startedAt;
+          try {
+            await this.ctx.storeReply(step.reply, this.firstFrameMs);
+          } catch (err) {
+            this.fail(step.seq, 'CHAT_NOT_STORED', `the reply could not be stored: ${(err as Error).message}`);
+            return;
+          }
+          this.write(step.seq, 'message', step.reply);
+          this.finish();
+          return;
+        } else if (step.kind === 'failed') {
+          this.fail(step.seq, step.code, step.message);
+          return;
+        }
+      }
+      if (this.ctx.resumed) this.finish();
+      else this.fail(lastSeq + 1, 'RUN_STREAM_LOST', 'the run stream ended before the run did; resume with Last-Event-ID');
+    } catch (err) {
+      if (this.abort.signal.aborted && (this.abort.signal.reason as Error | undefined)?.message === 'timeout') {
+        this.fail(lastSeq + 1, 'RUN_TIMEOUT', `the flow did not answer within ${this.ctx.timeoutMs} ms`);
+      } else if (!this.done) {
+        this.fail(lastSeq + 1, 'RUN_STREAM_LOST', `the run stream broke: ${(err as Error).message}`);
+      }
+    } finally {
+      clearTimeout(timer);
+      this.finish();
+    }
+  }
+}

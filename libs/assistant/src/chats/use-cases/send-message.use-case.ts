@@ -1,0 +1,126 @@
+import { randomBytes } from 'node:crypto';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { DomainException } from '@flowplane/platform/http';
+import { SERVICE_CONFIG, type ServiceConfig } from '@flowplane/platform/service';
+import type { AssistantEnv } from '../../assistant.env';
+import { MODULE_FLOW_ID } from '../../templates/use-cases/ensure-module-flow.use-case';
+import { UpstreamClients, type VariantRef } from '../../upstream/upstream.clients';
+import { upstreamFailure } from '../../upstream/upstream.errors';
+import { chatExpiry, type ChatMessage, SESSION_ID_PATTERN } from '../domain/chat.entity';
+import { ChatRepository } from '../persistence/chat.repository';
+import { ChatRelay } from './chat-relay';
+
+/** A chat message as the route received it (shape checked by the DTO). */
+export interface SendMessageInput {
+  sessionId?: string;
+  message: string;
+  meta?: Record<string, unknown>;
+  /** `sub` of an authenticated caller. */
+  userId?: string;
+}
+
+/** A started chat turn: its ids and the relay that streams it. */
+export interface StartedTurn {
+  sessionId: string;
+  runId: string;
+  relay: ChatRelay;
+}
+
+/** A new session id: 128 random bits, URL-safe. */
+export function newSessionId(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+/**
+ * `POST /assistant/messages` (rules 1, 2, 7, 24): picks the session's variant through the
+ * deployments service (sticky by session id), appends the user turn (creating and stamping the chat
+ * on the first message, moving its expiry), starts a run in flow-runtime with the last
+ * ASSISTANT_HISTORY_TURNS turns and run meta `source: assistant`, and hands back a relay that
+ * stores the assistant turn when the run ends. Nothing is half-written when a dependency is down:
+ * a run that cannot start takes its user turn back and the call is a 503 before any stream opens.
+ */
+@Injectable()
+export class SendMessageUseCase {
+  private readonly log = new Logger('AssistantChat');
+
+  constructor(
+    private readonly chats: ChatRepository,
+    private readonly upstream: UpstreamClients,
+    @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig,
+  ) {}
+
+  private get env(): ServiceConfig & AssistantEnv {
+    return this.config as ServiceConfig & AssistantEnv;
+  }
+
+  /** Checks what the DTO cannot (limits from the environment); 400 before anything is written. */
+  validate(input: SendMessageInput): void {
+    const max = this.env.ASSISTANT_MAX_MESSAGE_CHARS;
+    if (input.sessionId !== undefined && !SESSION_ID_PATTERN.test(input.sessionId)) {
+      throw new DomainException('INVALID_SESSION_ID', 400, 'sessionId must be 8 to 128 letters, digits, _ or -');
+    }
+    if (input.message.trim() === '') throw new DomainException('EMPTY_MESSAGE', 400, 'message must not be empty');
+    if (input.message.length > max) throw new DomainException('MESSAGE_TOO_LONG', 400, `message is longer than ASSISTANT_MAX_MESSAGE_CHARS (${max} characters)`);
+    for (const [k, v] of Object.entries(input.meta ?? {})) {
+      if (typeof v !== 'string') throw new DomainException('INVALID_META', 400, `meta.${k} must be a string`);
+    }
+  }
+
+  async execute(input: SendMessageInput, startedAt = Date.now()): Promise<StartedTurn> {
+    this.validate(input);
+    const env = this.env;
+    const sessionId = input.sessionId ?? newSessionId();
+    const meta = { ...(input.meta ?? {}) } as Record<string, string>;
+    let variant: VariantRef;
+    try {
+      variant = await this.upstream.select(env.ASSISTANT_DEPLOYMENT_ID, { session_id: sessionId, sessionId });
+    } catch (e) {
+      throw upstreamFailure(e, 'deployments');
+    }
+
+    const now = new Date();
+    const turn: ChatMessage = { role: 'user', content: input.message, at: now };
+    const chat = await this.chats.append(
+      { sessionId, userId: input.userId, flowId: variant.flowId || MODULE_FLOW_ID, versionHash: '', variantLabel: variant.label },
+      turn,
+      chatExpiry(now, env.ASSISTANT_CHAT_TTL_DAYS),
+      now,
+    );
+    const history = chat.messages.slice(-(env.ASSISTANT_HISTORY_TURNS + 1)).map((m) => ({ role: m.role, content: m.content }));
+    const abort = new AbortController();
+    let opened;
+    try {
+      opened = await this.upstream.startRun(
+        {
+          flowId: variant.flowId,
+          versionId: variant.versionId,
+          input: { messages: history, message: input.message, sessionId, ...(input.userId ? { userId: input.userId } : {}), meta },
+          meta: { ...meta, source: 'assistant', session_id: sessionId, sessionId, variantLabel: variant.label, ...(input.userId ? { userId: input.userId } : {}) },
+          startedBy: input.userId ? `user:${input.userId}` : 'assistant:anonymous',
+        },
+        abort.signal,
+      );
+    } catch (e) {
+      await this.chats.withdraw(sessionId, now).catch(() => undefined);
+      throw upstreamFailure(e, 'flow-runtime');
+    }
+    const { runId, versionId, versionHash, response } = opened;
+    await Promise.all([this.chats.addRun(sessionId, runId), chat.versionHash ? undefined : this.chats.stampVersion(sessionId, versionHash)]);
+    const relay = new ChatRelay(response.body!, abort, {
+      session: { sessionId, runId, flowId: variant.flowId, versionId, variant: variant.label },
+      startedAt,
+      timeoutMs: env.ASSISTANT_RUN_TIMEOUT_MS,
+      log: this.log,
+      storeReply: async (reply, firstFrameMs) => {
+        const at = new Date();
+        await this.chats.appendReply(
+          sessionId,
+          { role: 'assistant', content: reply.content, at, runId, status: reply.status, ...(reply.sources.length ? { sources: reply.sources as ChatMessage['sources'] } : {}), ...(reply.actions.length ? { actions: reply.actions as ChatMessage['actions'] } : {}), ...(firstFrameMs !== undefined ? { firstTokenMs: firstFrameMs } : {}) },
+          chatExpiry(at, env.ASSISTANT_CHAT_TTL_DAYS),
+          at,
+        );
+      },
+    });
+    return { sessionId, runId, relay };
+  }
+}

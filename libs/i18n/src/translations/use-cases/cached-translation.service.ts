@@ -125,6 +125,12 @@ export class CachedTranslationService extends TranslationService {
     for (const l of this.listeners) l(ns);
   }
 
+  /** True when every bucket `messages(ns, locale)` reads is cached (no write overtook a build from them). */
+  isCurrent(ns: string, locale: string): boolean {
+    const locales = ns === '' ? this.chain(locale || this.contextLocale()) : [locale];
+    return locales.every((l) => this.buckets.has(bucketKey(ns, l)));
+  }
+
   /** Calls `listener` after every invalidation (with the namespace, or none for all); for derived caches. */
   onInvalidate(listener: (ns?: string) => void): void {
     this.listeners.add(listener);

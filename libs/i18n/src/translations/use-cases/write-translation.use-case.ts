@@ -15,6 +15,8 @@ export interface TranslationWrite {
   context?: string | null;
   /** Leave cells whose text is unchanged untouched (their provenance and times stay): whole-row saves. */
   skipUnchanged?: boolean;
+  /** Create the key even when no cell is written (admin create of an untranslated key). */
+  ensureRow?: boolean;
 }
 
 /** What a row write did. */
@@ -64,11 +66,11 @@ export class WriteTranslationUseCase {
       let changed: string[] = [];
       if (cells.length) ({ row, created, changed } = await this.repository.writeCells(address, cells, now, session));
       let contextChanged = false;
+      if ((write.ensureRow || write.context !== undefined) && !row && !(await this.repository.find(address, session))) {
+        // A note (or an admin create) for a key that does not exist yet creates the key.
+        ({ row, created } = await this.repository.writeCells(address, [], now, session));
+      }
       if (write.context !== undefined) {
-        if (!row && !(await this.repository.find(address, session))) {
-          // A note for a key that does not exist yet creates the key.
-          ({ row, created } = await this.repository.writeCells(address, [], now, session));
-        }
         contextChanged = await this.repository.setContext(address, write.context === '' ? null : write.context, now, session);
       }
       row = await this.repository.find(address, session);

@@ -1,0 +1,122 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsLocaleCode, IsMessageKey, IsMessageText, IsNamespace } from '../../shared/i18n-fields';
+
+/** Body of `PUT /admin/i18n/messages`: create or update one message (provenance `human`). */
+export class PutMessageDto {
+  @ApiPropertyOptional({ example: 'checkout', description: 'Namespace; absent or empty is the default bucket.' })
+  @IsOptional()
+  @IsNamespace()
+  ns?: string;
+
+  @ApiProperty({ example: 'checkout.pay' })
+  @IsMessageKey()
+  key!: string;
+
+  @ApiProperty({ example: 'pl' })
+  @IsLocaleCode()
+  locale!: string;
+
+  @ApiProperty({ example: 'Zapłać {{.Amount}}', description: 'Text; may hold Go-template placeholders.' })
+  @IsMessageText()
+  @IsNotEmpty({ message: 'value must not be empty (DELETE removes a message)' })
+  value!: string;
+}
+
+/** Query of `GET /admin/i18n/messages`. */
+export class ListMessagesQueryDto {
+  @ApiPropertyOptional({ description: 'Namespace; absent means every namespace, empty the default one.' })
+  @IsOptional()
+  @IsNamespace()
+  ns?: string;
+
+  @ApiPropertyOptional({ example: 'pl' })
+  @IsOptional()
+  @IsLocaleCode()
+  locale?: string;
+
+  @ApiPropertyOptional({ description: 'Case-insensitive text in the key or the value.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  q?: string;
+
+  @ApiPropertyOptional({ description: '`nextCursor` of the previous page.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2000)
+  cursor?: string;
+
+  @ApiPropertyOptional({ default: 100, minimum: 1, maximum: 1000 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  limit?: number;
+}
+
+/** Query of `DELETE /admin/i18n/messages`: key and locale are required. */
+export class DeleteMessageQueryDto {
+  @ApiPropertyOptional({ description: 'Namespace; absent or empty is the default bucket.' })
+  @IsOptional()
+  @IsNamespace()
+  ns?: string;
+
+  @ApiProperty({ example: 'checkout.pay' })
+  @IsMessageKey()
+  key!: string;
+
+  @ApiProperty({ example: 'pl' })
+  @IsLocaleCode()
+  locale!: string;
+}
+
+/** One message: a (namespace, key, locale) cell. */
+export class MessageViewDto {
+  @ApiProperty({ example: '' })
+  ns!: string;
+
+  @ApiProperty({ example: 'checkout.pay' })
+  key!: string;
+
+  @ApiProperty({ example: 'pl' })
+  locale!: string;
+
+  @ApiProperty({ example: 'Zapłać' })
+  value!: string;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Provenance of this locale: {source, by, at, ...}.' })
+  provenance?: Record<string, unknown>;
+
+  @ApiProperty({ format: 'date-time' })
+  createdAt!: string;
+
+  @ApiProperty({ format: 'date-time' })
+  updatedAt!: string;
+}
+
+/** A page of messages. */
+export class MessagePageDto {
+  @ApiProperty({ type: [MessageViewDto] })
+  items!: MessageViewDto[];
+
+  @ApiProperty({ type: String, nullable: true, description: 'Pass as `cursor` for the next page; null on the last one.' })
+  nextCursor!: string | null;
+}
+
+/** Answer of `DELETE /admin/i18n/messages`. */
+export class DeletedMessageDto {
+  @ApiProperty()
+  deleted!: boolean;
+
+  @ApiProperty({ example: '' })
+  ns!: string;
+
+  @ApiProperty()
+  key!: string;
+
+  @ApiProperty()
+  locale!: string;
+}

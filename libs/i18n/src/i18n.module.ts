@@ -4,6 +4,7 @@ import { LocalesFeatureModule } from './locales/locales-feature.module';
 import { I18nNodesModule } from './nodes/i18n-nodes.module';
 import { SettingsTokensModule } from './tokens/settings-tokens.module';
 import { TranslationsFeatureModule } from './translations/translations-feature.module';
+import { TransferFeatureModule } from './transfer/transfer-feature.module';
 
 /**
  * The i18n service: locales, the message catalog and translation rows, and the Translation service.
@@ -14,6 +15,7 @@ import { TranslationsFeatureModule } from './translations/translations-feature.m
     I18nCoreModule,
     LocalesFeatureModule,
     TranslationsFeatureModule,
+    TransferFeatureModule,
     SettingsTokensModule,
     I18nNodesModule,
   ],

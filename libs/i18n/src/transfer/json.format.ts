@@ -34,6 +34,11 @@ export function fromJson(text: string): ParsedTransfer {
     const { line, column } = lineAndColumn(text, errors[0].offset);
     throw new TransferFormatError('json', `${printParseErrorCode(errors[0].error)} at line ${line}, column ${column}`, line, column);
   }
+  return fromJsonValue(data);
+}
+
+/** Reads an already parsed JSON document (a body the platform's JSON parser read). */
+export function fromJsonValue(data: unknown): ParsedTransfer {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     throw new TransferFormatError('json', 'a translation file is a JSON object of keys to strings', 1, 1);
   }

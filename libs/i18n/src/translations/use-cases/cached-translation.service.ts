@@ -58,7 +58,8 @@ export class CachedTranslationService extends TranslationService {
   }
 
   translateLocale(ns: string, locale: string, key: string, args?: TranslateArgs): Promise<string> {
-    this.assertEnabled();
+    // A rejection, not a throw: callers chain `.catch` on the promise.
+    if (!this.config.enabled) return Promise.reject(I18nException.notConfigured());
     const chain = this.chain(locale || this.contextLocale());
     // Fast path: every bucket of the chain is loaded, so the answer needs no await.
     for (const l of chain) {

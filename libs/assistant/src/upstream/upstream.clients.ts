@@ -51,31 +51,36 @@ export class UpstreamClients {
     return this.clients.for('flow-runtime', { timeoutMs: 10_000, retries: 1 });
   }
 
+  /** Start-up calls fail fast: the seeder retries them itself, sooner than the client's backoff would. */
+  private get startup() {
+    return { flows: this.clients.for('flow-runtime', { timeoutMs: 10_000, retries: 0 }), deployments: this.clients.for('deployments', { timeoutMs: 5000, retries: 0 }) };
+  }
+
   /** Picks a variant (rule 7 and 13: sticky by the deployment's `stickyBy` field of `meta`). */
   async select(deploymentId: string, meta: Record<string, unknown>): Promise<VariantRef> {
     const r = await this.deployments.post<{ variant: VariantRef }>(`/internal/deployments/${encodeURIComponent(deploymentId)}/select`, { meta }, { idempotent: true });
     return r.variant;
   }
 
-  /** One deployment, or undefined. */
-  async deployment(id: string): Promise<DeploymentRef | undefined> {
-    const { deployments } = await this.deployments.get<{ deployments: DeploymentRef[] }>('/internal/deployments');
+  /** One deployment, or undefined (`startup`: no retries). */
+  async deployment(id: string, startup = false): Promise<DeploymentRef | undefined> {
+    const { deployments } = await (startup ? this.startup.deployments : this.deployments).get<{ deployments: DeploymentRef[] }>('/internal/deployments');
     return deployments.find((d) => d.id === id);
   }
 
   /** Creates the module's deployment (kind invoke, one variant `stable`), or patches its stable variant. */
   async ensureDeployment(id: string, body: { name: string; kind: 'invoke'; labels: Record<string, string>; stable: { flowId: string }; stickyBy: string }): Promise<void> {
-    await this.deployments.put(`/internal/deployments/${encodeURIComponent(id)}`, body);
+    await this.startup.deployments.put(`/internal/deployments/${encodeURIComponent(id)}`, body);
   }
 
   /** Seeds the module flow: created and published on first sight, auto-upgraded by flow-runtime's rules later. */
   async seedFlow(flowId: string, body: { name: string; description?: string; document: FlowDocument }): Promise<{ action: string; versionId?: string; reason?: string }> {
-    return this.flows.put(`/internal/flows/${encodeURIComponent(flowId)}`, body);
+    return this.startup.flows.put(`/internal/flows/${encodeURIComponent(flowId)}`, body);
   }
 
   /** The published (or pinned) document of each flow. */
-  async documents(refs: Array<{ flowId: string; versionId?: string }>): Promise<FlowDocumentRef[]> {
-    return (await this.flows.post<{ flows: FlowDocumentRef[] }>('/internal/flows/documents', { refs }, { idempotent: true })).flows;
+  async documents(refs: Array<{ flowId: string; versionId?: string }>, startup = false): Promise<FlowDocumentRef[]> {
+    return (await (startup ? this.startup.flows : this.flows).post<{ flows: FlowDocumentRef[] }>('/internal/flows/documents', { refs }, { idempotent: true })).flows;
   }
 
   /** LLM usage totals per run. */

@@ -5,6 +5,9 @@ import type { AssistantEnv } from '../../assistant.env';
 import { UpstreamClients } from '../../upstream/upstream.clients';
 import { DEFAULT_TEMPLATE, templateDocument, templateNamed } from '../domain/assistant-templates';
 
+/** Longest the service start waits for the first seeding attempt. */
+const START_WAIT_MS = 10_000;
+
 /** Id of the flow the assistant module owns. */
 export const MODULE_FLOW_ID = 'assistant';
 
@@ -30,9 +33,15 @@ export class EnsureModuleFlowUseCase implements OnApplicationBootstrap, OnApplic
     @Optional() private readonly readiness?: ReadinessRegistry,
   ) {}
 
-  onApplicationBootstrap(): void {
+  /**
+   * Starts seeding and waits for the first attempt (at most START_WAIT_MS), so a platform that has
+   * started is ready at once when its dependencies were up; later attempts run in the background.
+   */
+  async onApplicationBootstrap(): Promise<void> {
     const done = this.readiness?.beginSeeding('assistant flow and deployment');
-    const attempt = async () => {
+    // Sibling services may still be starting: retry soon, then back off to once a second.
+    let delay = 25;
+    const attempt = async (): Promise<void> => {
       if (this.stopped) return;
       try {
         await this.execute();
@@ -40,13 +49,18 @@ export class EnsureModuleFlowUseCase implements OnApplicationBootstrap, OnApplic
       } catch (e) {
         const message = (e as Error).message;
         // One line per distinct reason, not one a second.
-        if (message !== this.lastError) this.log.warn(`assistant flow or deployment not ready yet (retrying): ${message}`);
-        this.lastError = message;
-        this.timer = setTimeout(() => void attempt(), 1000);
+        if (delay >= 1000 && message !== this.lastError) {
+          this.log.warn(`assistant flow or deployment not ready yet (retrying): ${message}`);
+          this.lastError = message;
+        }
+        this.timer = setTimeout(() => void attempt(), delay);
+        delay = Math.min(1000, delay * 2);
         this.timer.unref();
       }
     };
-    void attempt();
+    let waited: NodeJS.Timeout | undefined;
+    await Promise.race([attempt(), new Promise<void>((resolve) => (waited = setTimeout(resolve, START_WAIT_MS)))]);
+    clearTimeout(waited);
   }
 
   onApplicationShutdown(): void {
@@ -57,13 +71,13 @@ export class EnsureModuleFlowUseCase implements OnApplicationBootstrap, OnApplic
   async execute(): Promise<void> {
     const env = this.config as ServiceConfig & AssistantEnv;
     const template = templateNamed(DEFAULT_TEMPLATE)!;
-    const [existing] = await this.upstream.documents([{ flowId: MODULE_FLOW_ID }]);
+    const [existing] = await this.upstream.documents([{ flowId: MODULE_FLOW_ID }], true);
     if (!(env.ASSISTANT_FLOW_SKIP_AUTO_UPGRADE && existing?.found)) {
       const r = await this.upstream.seedFlow(MODULE_FLOW_ID, { name: 'Assistant', description: template.description, document: templateDocument(DEFAULT_TEMPLATE)! });
       if (r.action !== 'unchanged') this.log.log(`module flow ${MODULE_FLOW_ID} ${r.action} (${r.versionId})`);
     }
     const id = env.ASSISTANT_DEPLOYMENT_ID;
-    if (await this.upstream.deployment(id)) return;
+    if (await this.upstream.deployment(id, true)) return;
     const flowId = env.ASSISTANT_FLOW_ID || MODULE_FLOW_ID;
     await this.upstream.ensureDeployment(id, { name: 'Assistant', kind: 'invoke', labels: { 'x-source': 'assistant' }, stable: { flowId }, stickyBy: 'session_id' });
     this.log.log(`deployment ${id} created on flow ${flowId}`);

@@ -19,6 +19,8 @@ type Bucket = ReadonlyMap<string, string>;
 @Injectable()
 export class CachedTranslationService extends TranslationService {
   private readonly buckets = new Map<string, Bucket>();
+  /** The same buckets by namespace then locale: the lookup path builds no key string. */
+  private readonly byNs = new Map<string, Map<string, Bucket>>();
   private readonly loading = new Map<string, Promise<Bucket>>();
   /** Bumped per bucket by every invalidation, so a load that started earlier is discarded. */
   private readonly generations = new Map<string, number>();
@@ -62,8 +64,10 @@ export class CachedTranslationService extends TranslationService {
     if (!this.config.enabled) return Promise.reject(I18nException.notConfigured());
     const chain = this.chain(locale || this.contextLocale());
     // Fast path: every bucket of the chain is loaded, so the answer needs no await.
+    const byLocale = this.byNs.get(ns);
+    if (!byLocale) return this.translateSlow(ns, chain, key, args);
     for (const l of chain) {
-      const bucket = this.buckets.get(bucketKey(ns, l));
+      const bucket = byLocale.get(l);
       if (!bucket) return this.translateSlow(ns, chain, key, args);
       const value = bucket.get(key);
       if (value !== undefined) return this.withTokens(this.interpolator.render(value, args), chain[0]);
@@ -73,8 +77,9 @@ export class CachedTranslationService extends TranslationService {
 
   /** Synchronous lookup for callers that already loaded the chain (`undefined` when a bucket is not cached). */
   lookupCached(ns: string, locale: string, key: string): string | undefined {
+    const byLocale = this.byNs.get(ns);
     for (const l of this.chain(locale)) {
-      const bucket = this.buckets.get(bucketKey(ns, l));
+      const bucket = byLocale?.get(l);
       if (!bucket) return undefined;
       const value = bucket.get(key);
       if (value !== undefined) return value;
@@ -113,6 +118,7 @@ export class CachedTranslationService extends TranslationService {
   invalidateAll(): void {
     this.epoch++;
     this.buckets.clear();
+    this.byNs.clear();
     this.loading.clear();
     this.generations.clear();
     for (const l of this.listeners) l();
@@ -121,6 +127,7 @@ export class CachedTranslationService extends TranslationService {
   invalidate(ns: string, locale: string): void {
     const k = bucketKey(ns, locale);
     this.buckets.delete(k);
+    this.byNs.get(ns)?.delete(locale);
     this.loading.delete(k);
     this.generations.set(k, (this.generations.get(k) ?? 0) + 1);
     for (const l of this.listeners) l(ns);
@@ -150,6 +157,9 @@ export class CachedTranslationService extends TranslationService {
         (loaded) => {
           if (this.epoch === epoch && (this.generations.get(k) ?? 0) === generation) {
             this.buckets.set(k, loaded);
+            let byLocale = this.byNs.get(ns);
+            if (!byLocale) this.byNs.set(ns, (byLocale = new Map()));
+            byLocale.set(locale, loaded);
             this.loading.delete(k);
           }
           return loaded;

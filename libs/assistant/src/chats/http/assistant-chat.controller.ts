@@ -57,6 +57,7 @@ export class AssistantChatController {
   ) {}
 
   @Post('messages')
+  @HttpCode(200)
   @Public()
   @ApiOperation({ summary: 'Send a chat message; the answer streams as Server-Sent Events (session, token, then one message or error frame)' })
   @ApiBody({ type: SendMessageDto })

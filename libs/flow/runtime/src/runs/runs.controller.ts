@@ -254,6 +254,7 @@ export class InternalRunsController {
   constructor(private readonly runs: RunsService) {}
 
   @Post()
+  @HttpCode(200)
   @Internal(INTERNAL_PERMS.runsStart)
   async start(@Body() dto: InternalStartRunDto, @CurrentPrincipal() who: Principal, @Req() req: Request, @Res() res: Response): Promise<void> {
     const started = await this.runs.start(dto.flowId, { input: dto.input, meta: dto.meta, versionId: dto.versionId }, dto.startedBy ?? who.sub);

@@ -27,6 +27,18 @@ describe('i18n catalog, locales and translation rows', () => {
   const row = (body: unknown) => call(`${api}/admin/i18n/translations`, { method: 'POST', bearer: admin, ...json(body) });
   const catalog = (query: string, headers: Record<string, string> = {}) => call(`${api}/i18n/messages?${query}`, { headers });
 
+  it('serves settings tokens expanded with the current setting: a settings change reaches a catalog already served', async () => {
+    expect((await put({ ns: 'brand', key: 'title', locale: 'en', value: 'Welcome to [[ site.name ]]' })).status).toBeLessThan(300);
+    const set = (name: string) => call(`${api}/admin/settings/site`, { method: 'PUT', bearer: admin, ...json({ values: { name: { en: name } } }) });
+    expect((await set('Acme')).status).toBe(200);
+    const first = await until(() => catalog('ns=brand&locale=en'), (r) => r.body?.messages?.title === 'Welcome to Acme');
+    expect(first.body.messages.title).toBe('Welcome to Acme');
+    expect((await set('Globex')).status).toBe(200);
+    const second = await until(() => catalog('ns=brand&locale=en'), (r) => r.body?.messages?.title === 'Welcome to Globex', 3000);
+    expect(second.body.messages.title).toBe('Welcome to Globex');
+    expect(second.headers.get('etag')).not.toBe(first.headers.get('etag'));
+  });
+
   it('seeds pl (default) and en (fallback and source) on a fresh install, both active and public', async () => {
     const admins = await call(`${api}/admin/i18n/locales`, { bearer: admin });
     expect(admins.status).toBe(200);

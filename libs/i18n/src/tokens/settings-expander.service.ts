@@ -27,6 +27,7 @@ export class SettingsExpander implements OnModuleInit, OnApplicationShutdown {
   private readonly log = new Logger('SettingsTokens');
   private subscription?: { stop(): Promise<void> };
   private warnedAt = -Infinity;
+  private readonly listeners: Array<() => void> = [];
   private readonly reader?: PublicSettingsSource;
 
   constructor(
@@ -39,7 +40,22 @@ export class SettingsExpander implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onModuleInit(): Promise<void> {
-    if (this.ctx.bus && this.reader?.listen) this.subscription = await this.reader.listen(this.ctx.bus);
+    const bus = this.ctx.bus;
+    if (!bus || !this.reader?.listen) return;
+    // Listeners run in the reader's own handler, after it dropped its snapshot, so whatever they
+    // rebuild reads the new values (a second consumer group could run first).
+    this.subscription = await this.reader.listen({
+      subscribe: (topics, options, handler) =>
+        bus.subscribe(topics, options, async (event) => {
+          await handler(event);
+          for (const listener of this.listeners) listener();
+        }),
+    });
+  }
+
+  /** Calls `listener` after every settings change, once lookups read the new values. */
+  onSettingsChanged(listener: () => void): void {
+    this.listeners.push(listener);
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -12,7 +12,7 @@ import { SettingsExpander } from './settings-expander.service';
 @Module({
   providers: [
     SettingsExpander,
-    { provide: CatalogTextExpander, inject: [SettingsExpander], useFactory: (e: SettingsExpander): CatalogTextExpander => ({ expandPlain: (text, locale) => e.plain(text, locale) }) },
+    { provide: CatalogTextExpander, inject: [SettingsExpander], useFactory: (e: SettingsExpander): CatalogTextExpander => ({ expandPlain: (text, locale) => e.plain(text, locale), onSettingsChanged: (listener) => e.onSettingsChanged(listener) }) },
     { provide: RequestLocaleSource, useValue: { current: currentLocale } satisfies RequestLocaleSource },
   ],
   exports: [SettingsExpander, CatalogTextExpander, RequestLocaleSource],

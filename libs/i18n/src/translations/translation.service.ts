@@ -53,6 +53,8 @@ export abstract class TranslationService {
 export abstract class CatalogTextExpander {
   /** Plain-text expansion of `[[ module.key ]]` tokens for `locale`. */
   abstract expandPlain(text: string, locale: string): Promise<string>;
+  /** Calls `listener` after every settings change, once the expander reads the new values. */
+  abstract onSettingsChanged(listener: () => void): void;
 }
 
 /** Supplies the request's locale (`''` outside a request); the request-locale middleware provides it. */

@@ -34,7 +34,9 @@ function stream(relay: ChatRelay, req: Request, res: Response, headers: Record<s
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
   res.flushHeaders();
   const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
-  req.once('close', () => {
+  // The response's close, not the request's: a request closes once its body is read, long before
+  // a chat answer ends, so only the response tells that the client went away.
+  res.once('close', () => {
     clearInterval(keepalive);
     relay.detach();
   });

@@ -1,80 +1,46 @@
-import { createMemoryStore, type Store } from '@flowplane/platform/store';
-import type { ChatStamp } from '../domain/chat.entity';
+import { describeIntegration } from '@flowplane/platform/testing';
+import { createMemoryStore, createMongoStore, type MongoStore } from '@flowplane/platform/store';
+import { chatRepositoryCases } from './chat.repository.cases';
 import { ChatRepository } from './chat.repository';
 
-const stamp = (sessionId: string, extra: Partial<ChatStamp> = {}): ChatStamp => ({
-  sessionId,
-  flowId: 'assistant',
-  versionHash: 'h1',
-  variantLabel: 'stable',
-  ...extra,
+describe('ChatRepository: memory', () => {
+  chatRepositoryCases(async () => createMemoryStore());
 });
-const t0 = new Date('2030-01-01T00:00:00Z');
-const later = (ms: number) => new Date(t0.getTime() + ms);
 
-describe('ChatRepository', () => {
-  let store: Store;
-  let repo: ChatRepository;
-
-  beforeEach(async () => {
-    store = await createMemoryStore();
-    repo = new ChatRepository(store);
-    await repo.ensureIndexes();
-  });
-  afterEach(() => store.close());
-
-  it('creates the chat on the first message with its stamp and appends later turns in place', async () => {
-    const first = await repo.append(stamp('session-1', { userId: 'u1' }), { role: 'user', content: 'hi', at: t0 }, later(1000), t0);
-    expect(first).toMatchObject({ sessionId: 'session-1', userId: 'u1', flowId: 'assistant', versionHash: 'h1', variantLabel: 'stable', runIds: [] });
-    const second = await repo.append(stamp('session-1', { versionHash: 'h2', variantLabel: 'b' }), { role: 'user', content: 'again', at: later(10) }, later(2000), later(10));
-    expect(second.id).toBe(first.id);
-    expect(second.versionHash).toBe('h1');
-    expect(second.variantLabel).toBe('stable');
-    expect(second.messages.map((m) => m.content)).toEqual(['hi', 'again']);
-    expect(second.expiresAt).toEqual(later(2000));
-  });
-
-  it('appends a run reply once, however often it is offered', async () => {
-    await repo.append(stamp('session-2'), { role: 'user', content: 'hi', at: t0 }, later(1000), t0);
-    const reply = { role: 'assistant' as const, content: 'hello', at: later(5), runId: 'r1', status: 'completed' };
-    expect(await repo.appendReply('session-2', reply, later(3000), later(5))).toBe(true);
-    expect(await repo.appendReply('session-2', reply, later(3000), later(5))).toBe(false);
-    const chat = await repo.findBySessionId('session-2', later(6));
-    expect(chat?.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
-    expect(chat?.runIds).toEqual(['r1']);
-    expect(chat?.expiresAt).toEqual(later(3000));
-  });
-
-  it('rates the assistant turn of a run and links a handoff', async () => {
-    await repo.append(stamp('session-3'), { role: 'user', content: 'hi', at: t0 }, later(1000), t0);
-    await repo.appendReply('session-3', { role: 'assistant', content: 'x', at: t0, runId: 'r9' }, later(1000), t0);
-    expect(await repo.rate('session-3', 'r9', 'down', 'meh', t0)).toBe(true);
-    expect(await repo.rate('session-3', 'nope', 'up', undefined, t0)).toBe(false);
-    expect(await repo.attachHandoff('session-3', 'h-1', undefined, t0)).toBe(true);
-    expect(await repo.attachHandoff('no-such-session', 'h-1', undefined, t0)).toBe(false);
-    const chat = await repo.findBySessionId('session-3', t0);
-    expect(chat?.messages[1]).toMatchObject({ rating: 'down', comment: 'meh' });
-    expect(chat?.handoffId).toBe('h-1');
-  });
-
-  it('hides expired chats, starts a session afresh after expiry, and sweeps them', async () => {
-    await repo.append(stamp('session-4'), { role: 'user', content: 'old', at: t0 }, later(1000), t0);
-    expect(await repo.findBySessionId('session-4', later(1000))).toBeNull();
-    const fresh = await repo.append(stamp('session-4', { versionHash: 'h2' }), { role: 'user', content: 'new', at: later(2000) }, later(5000), later(2000));
-    expect(fresh.messages.map((m) => m.content)).toEqual(['new']);
-    expect(fresh.versionHash).toBe('h2');
-    await repo.append(stamp('session-5'), { role: 'user', content: 'x', at: t0 }, later(100), t0);
-    expect(await repo.sweepExpired(later(200))).toBe(1);
-  });
-
-  it('lists newest activity first, filtered, paged by cursor', async () => {
-    for (let i = 0; i < 5; i++) {
-      await repo.append(stamp(`session-l${i}`, { variantLabel: i % 2 ? 'b' : 'stable' }), { role: 'user', content: `${i}`, at: later(i) }, later(10_000), later(i));
+/** The chats collection on the MongoDB adapter (STORE=mongo); runs where MONGO_URL is set. */
+describeIntegration('ChatRepository: mongo', process.env.MONGO_URL ? false : 'MONGO_URL not set', { requiredInCi: false }, () => {
+  const dbName = `flowplane_assistant_chats_${process.pid}_${Date.now()}`;
+  let n = 0;
+  const opened: MongoStore[] = [];
+  const open = async (db: string) => {
+    const s = await createMongoStore({ url: process.env.MONGO_URL as string, dbName: db, logger: { warn: () => undefined } });
+    opened.push(s);
+    return s;
+  };
+  afterAll(async () => {
+    for (const s of opened) {
+      await s.dropDatabase().catch(() => undefined);
+      await s.close().catch(() => undefined);
     }
-    const page1 = await repo.list({}, 2, undefined, t0);
-    expect(page1.map((c) => c.sessionId)).toEqual(['session-l4', 'session-l3']);
-    const page2 = await repo.list({}, 2, { at: page1[1].lastActivityAt, id: page1[1].id }, t0);
-    expect(page2.map((c) => c.sessionId)).toEqual(['session-l2', 'session-l1']);
-    expect((await repo.list({ variantLabel: 'b' }, 10, undefined, t0)).map((c) => c.sessionId)).toEqual(['session-l3', 'session-l1']);
+  });
+
+  chatRepositoryCases(() => open(`${dbName}_${++n}`));
+
+  it('declares the unique session index and the TTL index on expiresAt that reaps expired chats', async () => {
+    const store = await open(`${dbName}_indexes`);
+    await new ChatRepository(store).ensureIndexes();
+    const { default: mongoose } = await import('mongoose');
+    const conn = await mongoose.createConnection(process.env.MONGO_URL as string, { dbName: `${dbName}_indexes` }).asPromise();
+    try {
+      const indexes = await conn.db!.collection(ChatRepository.COLLECTION).indexes();
+      expect(indexes).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ name: 'chat_session', key: { sessionId: 1 }, unique: true }),
+          expect.objectContaining({ name: 'chat_ttl', key: { expiresAt: 1 }, expireAfterSeconds: 0 }),
+        ]),
+      );
+    } finally {
+      await conn.close();
+    }
   });
 });

@@ -68,9 +68,10 @@ export class ChatRelay {
     }
   }
 
-  private fail(id: number | string, code: string, message: string): void {
+  /** Ends the stream with an error frame; `detail` (a flow's own failure text) goes to the log only. */
+  private fail(id: number | string, code: string, message: string, detail?: string): void {
     const frame: ErrorFrame = { code, message, errorId: randomUUID() };
-    this.ctx.log.warn({ errorId: frame.errorId, runId: this.ctx.session.runId, code }, `chat run ended with an error: ${message}`);
+    this.ctx.log.warn({ errorId: frame.errorId, runId: this.ctx.session.runId, code }, `chat run ended with an error: ${detail ?? message}`);
     this.write(id, 'error', frame);
     this.finish();
   }
@@ -99,14 +100,16 @@ export class ChatRelay {
           try {
             await this.ctx.storeReply(step.reply, this.firstFrameMs);
           } catch (err) {
-            this.fail(step.seq, 'CHAT_NOT_STORED', `the reply could not be stored: ${(err as Error).message}`);
+            this.fail(step.seq, 'CHAT_NOT_STORED', 'the reply could not be stored; try again', (err as Error).message);
             return;
           }
           this.write(step.seq, 'message', step.reply);
           this.finish();
           return;
         } else if (step.kind === 'failed') {
-          this.fail(step.seq, step.code, step.message);
+          // The chat is public: what a node threw (hosts, queries, upstream bodies) stays in the
+          // log under the errorId, as on route deployments.
+          this.fail(step.seq, step.code, 'the assistant could not answer; quote the errorId when reporting it', step.message);
           return;
         }
       }

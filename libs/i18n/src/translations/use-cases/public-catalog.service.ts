@@ -9,6 +9,8 @@ export interface CatalogBody {
   namespace: string;
   json: string;
   etag: string;
+  /** True when settings tokens were expanded into it (a settings change makes it stale). */
+  expanded: boolean;
 }
 
 /** Most catalog bodies kept (one per (namespace, locale) asked for). */
@@ -32,6 +34,9 @@ export class PublicCatalogService {
       if (ns === undefined) this.bodies.clear();
       else for (const [k, b] of this.bodies) if (b.namespace === ns) this.bodies.delete(k);
     });
+    expander?.onSettingsChanged(() => {
+      for (const [k, b] of this.bodies) if (b.expanded) this.bodies.delete(k);
+    });
   }
 
   /** The catalog body of (ns, locale), from memory when nothing changed since it was built. */
@@ -40,13 +45,16 @@ export class PublicCatalogService {
     const cached = this.bodies.get(k);
     if (cached) return cached;
     const messages = await this.translations.messages(ns, locale);
+    let expanded = false;
     if (this.expander) {
       for (const key of Object.keys(messages)) {
-        if (messages[key].includes('[[')) messages[key] = await this.expander.expandPlain(messages[key], locale);
+        if (!messages[key].includes('[[')) continue;
+        messages[key] = await this.expander.expandPlain(messages[key], locale);
+        expanded = true;
       }
     }
     const json = JSON.stringify({ locale, namespace: ns, messages });
-    const body: CatalogBody = { locale, namespace: ns, json, etag: `"${createHash('sha256').update(json).digest('base64url').slice(0, 32)}"` };
+    const body: CatalogBody = { locale, namespace: ns, json, etag: `"${createHash('sha256').update(json).digest('base64url').slice(0, 32)}"`, expanded };
     if (this.bodies.size >= MAX_BODIES) this.bodies.delete(this.bodies.keys().next().value as string);
     // A write that landed while this was built already dropped the entry; keep only a fresh build.
     if (this.translations.isCurrent(ns, locale)) this.bodies.set(k, body);

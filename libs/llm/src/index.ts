@@ -3,6 +3,7 @@ export * from './errors';
 export * from './chat.types';
 export * from './tokenizer';
 export * from './settings';
+export * from './excerpts';
 export * from './llm-client';
 export * from './net/address-policy';
 export * from './net/host-list';

@@ -1,16 +1,18 @@
 import {
+  ArrayMaxSize,
   ArrayNotEmpty,
   IsArray,
   IsEmail,
   IsNotEmpty,
   IsOptional,
   IsString,
+  MaxLength,
   ValidateIf,
 } from 'class-validator';
 
 /**
- * Payload of `email.send`, emitted by the `assistant/handoff-notification` template and consumed by the
- * mail sender. The spec does not show it; the shape follows the common denominator of SMTP and mail
+ * Payload of `email.send` (`{to, subject, text, html?, replyTo?, tags?}` plus cc, bcc, from), emitted by
+ * `svc/email-send` (the `assistant/handoff-notification` template) and consumed by flow-runtime's mailer. The spec does not show it; the shape follows the common denominator of SMTP and mail
  * APIs. At least one of `text` and `html` must be set. Delivery is idempotent on the envelope id.
  */
 export class EmailSendPayload {
@@ -54,6 +56,14 @@ export class EmailSendPayload {
   @IsString()
   @IsNotEmpty()
   html?: string;
+
+  /** Labels for filtering and provider-side tagging (for example `assistant`, `handoff`). */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(20)
+  @IsString({ each: true })
+  @MaxLength(100, { each: true })
+  tags?: string[];
 
   /** Id of what caused the mail (for example a handoff id), for logs and tracing. */
   @IsOptional()

@@ -23,6 +23,15 @@ export const DECLARED_MODULE_SETTINGS: readonly ModuleSettings[] = [
     ],
   },
   {
+    module: 'assistant',
+    label: 'Assistant',
+    fields: [
+      // Private: addresses of staff, read by flow-runtime through `$setting:` references at run time.
+      { key: 'handoff_notify_to', type: 'string', label: 'Handoff notifications to', description: 'Where assistant/handoff-notification mails a handoff request; empty means site/support_email, then support@localhost.' },
+      { key: 'trust_safety_to', type: 'string', label: 'Trust and safety mails to', description: 'Where the production template mails output-guard blocks; empty means site/support_email, then support@localhost.' },
+    ],
+  },
+  {
     module: 'ai',
     label: 'AI translation',
     fields: [{ key: 'profile', type: 'string', label: 'LLM profile', description: 'An llm-chat profile id; when set it overrides the flat provider, model and temperature.', env_var: 'AI_PROFILE' }],

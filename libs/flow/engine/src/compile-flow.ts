@@ -13,6 +13,7 @@ import {
 } from './config-interpreter';
 import { ERROR_PORT, type NodeDefinition, type NodeInfo } from './node-manifest';
 import type { NodeRegistry } from './node-registry';
+import { type SettingRef, settingRefsOf } from './setting-refs';
 
 /**
  * A flow version compiled once for execution: nodes and edges indexed, every edge condition
@@ -83,6 +84,8 @@ export interface CompiledNode {
   readonly staticConfig: Readonly<Record<string, unknown>>;
   readonly configWarnings: readonly ConfigWarning[];
   readonly selectors: readonly ProfileSelector[];
+  /** Config values that name module settings (`$setting:<module>/<key>`), resolved before each run of the step. */
+  readonly settingRefs: readonly SettingRef[];
   readonly overridable: ReadonlySet<string>;
   readonly hasErrorPort: boolean;
   readonly timeoutMs?: number;
@@ -124,6 +127,7 @@ class NodeImpl implements CompiledNode {
   readonly staticConfig: Readonly<Record<string, unknown>>;
   readonly configWarnings: readonly ConfigWarning[];
   readonly selectors: readonly ProfileSelector[];
+  readonly settingRefs: readonly SettingRef[];
   readonly overridable: ReadonlySet<string>;
   readonly hasErrorPort: boolean;
   readonly timeoutMs?: number;
@@ -150,6 +154,7 @@ class NodeImpl implements CompiledNode {
     this.defaults = deepFreeze(settingsDefaults(schema));
     this.staticConfig = deepFreeze(fillDefaults(this.defaults, interpreted.config));
     this.selectors = profileSelectors(schema, kindModule);
+    this.settingRefs = settingRefsOf(this.staticConfig);
     this.overridable = overridableKeys(schema);
     this.hasErrorPort = definition?.manifest.outputs?.some((p) => p.port === ERROR_PORT) ?? false;
     this.timeoutMs = definition?.manifest.timeoutMs;

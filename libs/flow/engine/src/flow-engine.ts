@@ -34,6 +34,7 @@ import type {
   RunResult,
   RunStatus,
 } from './run-events';
+import { resolveSettingRef, type SettingsReaderLike } from './setting-refs';
 import { StepContext, StepState, type StepHost } from './step-context';
 
 /**
@@ -84,6 +85,8 @@ export interface FlowEngineOptions {
   onConditionError?: (report: ConditionErrorReport) => void;
   /** Resolves `x-profile-kind` selector fields. Without it, selectors are left unresolved with a warning. */
   profiles?: ProfileResolverLike;
+  /** Resolves `$setting:<module>/<key>` config values. Without it they resolve empty, with a warning. */
+  settings?: SettingsReaderLike;
   /** Per-step timeout when the manifest sets none, in ms (default 30,000; 0 disables). */
   nodeTimeoutMs?: number;
   /** Steps a run may execute before it fails with `MAX_STEPS` (default 1,000). */
@@ -877,7 +880,8 @@ export class FlowEngine {
     host.add(step);
     try {
       const timeoutMs = node.timeoutMs ?? this.nodeTimeoutMs;
-      const config = node.selectors.length > 0 ? await this.profileConfig(host, node, step, timeoutMs) : node.staticConfig;
+      let config = node.selectors.length > 0 ? await this.profileConfig(host, node, step, timeoutMs) : node.staticConfig;
+      if (node.settingRefs.length > 0) config = await this.settingConfig(host, node, step, config, timeoutMs);
       if (node.selectors.length > 0) {
         // The stored config was checked at save and publish; what the profiles brought is checked here.
         const problems = mergedConfigProblems(definition.manifest.settingsSchema, config);
@@ -957,6 +961,25 @@ export class FlowEngine {
       return outputs;
     }
     return toOutputs(result);
+  }
+
+  /** The config with its `$setting:` references replaced by the settings' current values. */
+  private async settingConfig(host: StepHost, node: CompiledNode, step: StepState, config: Readonly<Record<string, unknown>>, timeoutMs: number): Promise<Record<string, unknown>> {
+    const reader = this.options.settings;
+    const out: Record<string, unknown> = { ...config };
+    for (const ref of node.settingRefs) {
+      // A profile may have replaced the value: resolve only what is still the reference.
+      if (out[ref.key] !== node.staticConfig[ref.key]) continue;
+      if (!reader) {
+        host.emit('node.warning', { nodeId: node.id, code: 'NO_SETTINGS_READER', key: ref.key, message: `config key ${JSON.stringify(ref.key)} names a module setting but the engine has no settings reader; literal fallbacks only` });
+        out[ref.key] = await resolveSettingRef(ref.alternatives, { get: async () => undefined });
+        continue;
+      }
+      // Reading settings counts toward the step's timeout, like the handler.
+      armTimeout(step, timeoutMs, node.id);
+      out[ref.key] = await step.race(resolveSettingRef(ref.alternatives, reader));
+    }
+    return out;
   }
 
   /** The node config with each selected profile merged underneath, then settings defaults. */

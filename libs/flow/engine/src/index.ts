@@ -1,6 +1,7 @@
 export * from './node-manifest';
 export * from './node-registry';
 export * from './config-interpreter';
+export * from './setting-refs';
 export * from './config-validation';
 export * from './compile-flow';
 export * from './run-events';

@@ -10,6 +10,7 @@ import type { FlowRuntimeEnv } from '../flow-runtime.env';
 import type { FlowVersion, PublishVariant } from '../flows/flow.entities';
 import { FlowsService } from '../flows/flows.service';
 import { NODE_REGISTRY } from '../nodes/nodes.module';
+import { ModuleSettingsReader } from '../settings/module-settings.reader';
 import { type RunCursor, type RunQuery, RunRepository, type RunRecord } from './run.repository';
 import { StoreCheckpointStore } from './store-checkpoint.store';
 
@@ -111,6 +112,7 @@ export class RunsService implements OnApplicationBootstrap, OnApplicationShutdow
     @Inject(STORE) store: Store,
     @Inject(SERVICE_CONTEXT) ctx: ServiceContext,
     @Optional() profiles?: ProfileResolver,
+    @Optional() settings?: ModuleSettingsReader,
   ) {
     const config = ctx.config as ServiceConfig & FlowRuntimeEnv;
     const instanceId = config.FLOW_ENGINE_INSTANCE_ID ?? defaultInstanceId(ctx);
@@ -119,6 +121,7 @@ export class RunsService implements OnApplicationBootstrap, OnApplicationShutdow
       instanceId,
       logger: { warn: (m, meta) => this.log.warn({ ...meta }, m) },
       profiles,
+      settings,
       checkpoints: this.checkpoints,
       durable: ctx.bus ? new BusDurableTransport(ctx.bus, { instanceId }) : undefined,
       loadVersion: (versionId) => this.loadCompiled(versionId),

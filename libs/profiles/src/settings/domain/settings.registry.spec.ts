@@ -4,7 +4,7 @@ import { SettingsDeclarationError, SettingsRegistry } from './settings.registry'
 describe('SettingsRegistry', () => {
   it('accepts the declared module settings and finds modules and fields', () => {
     const registry = new SettingsRegistry(DECLARED_MODULE_SETTINGS);
-    expect(registry.modules().map((m) => m.module)).toEqual(['llm', 'site', 'ai', 'search']);
+    expect(registry.modules().map((m) => m.module)).toEqual(['llm', 'site', 'assistant', 'ai', 'search']);
     expect(registry.field('site', 'name')).toMatchObject({ localized: true, public: true });
     expect(registry.field('site', 'nope')).toBeUndefined();
     expect(registry.module('nope')).toBeUndefined();

@@ -19,6 +19,7 @@ export * from './embedders/openai-compatible.embedder';
 export * from './embedders/embedder-registry';
 export * from './guards/guard';
 export * from './guards/rubric';
+export * from './guards/injection-rubric';
 export * from './guards/blocklist.guard';
 export * from './guards/pii.guard';
 export * from './guards/llm-classifier.guard';

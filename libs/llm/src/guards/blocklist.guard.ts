@@ -1,5 +1,9 @@
 import { LlmConfigError } from '../errors';
 import { actionOf, type Guard, type GuardCheck, type GuardResult, stringList } from './guard';
+import { injectionFindings } from './injection-rubric';
+
+/** Values of the blocklist's `rubric` setting: the default injection rubric on (default) or off. */
+export const BLOCKLIST_RUBRICS = ['injection', 'none'] as const;
 
 /** Regexes compiled from config strings, kept per pattern source. */
 const compiled = new Map<string, RegExp>();
@@ -24,17 +28,20 @@ function fold(text: string): string {
 }
 
 /**
- * `blocklist`: configurable `terms` (whole words or phrases, case-insensitive, Unicode-aware word
- * edges) and `patterns` (regular expressions, case-insensitive). A match blocks, or flags when
- * `action` is `flag`. An invalid pattern is a configuration error, never a silent pass.
+ * `blocklist`: the default injection rubric (`rubric`: `injection`, the default, or `none`), plus
+ * configurable `terms` (whole words or phrases, case-insensitive, Unicode-aware word edges) and
+ * `patterns` (regular expressions, case-insensitive). A match blocks, or flags when `action` is
+ * `flag`. An invalid pattern or an unknown rubric is a configuration error, never a silent pass.
  */
 export class BlocklistGuard implements Guard {
   readonly id = 'blocklist';
-  readonly description = 'Blocks (or flags) text containing configured terms or matching configured patterns.';
+  readonly description = 'Blocks (or flags) prompt-injection phrasings (the default rubric) and text containing configured terms or matching configured patterns.';
 
   async check({ text, config }: GuardCheck): Promise<GuardResult> {
     const folded = fold(text);
-    const reasons: string[] = [];
+    const rubric = typeof config.rubric === 'string' && config.rubric.trim() !== '' ? config.rubric.trim().toLowerCase() : 'injection';
+    if (!(BLOCKLIST_RUBRICS as readonly string[]).includes(rubric)) throw new LlmConfigError(`blocklist rubric ${JSON.stringify(config.rubric)} is unknown; known: ${BLOCKLIST_RUBRICS.join(', ')}`);
+    const reasons: string[] = rubric === 'injection' ? injectionFindings(text) : [];
     for (const term of stringList(config.terms)) {
       const t = fold(term);
       const re = regex(`t:${t}`, () => new RegExp(`(?<![\\p{L}\\p{N}_])${escape(t).replace(/\s+/g, '\\s+')}(?![\\p{L}\\p{N}_])`, 'u'));

@@ -1,5 +1,6 @@
 import type { ChatMessage, ChatProvider, ChatRequest, ChatResult, FinishReason } from '../chat.types';
 import { LlmAbortedError } from '../errors';
+import { injectionFindings } from '../guards/injection-rubric';
 import { GUARD_RUBRIC_MARKER } from '../guards/rubric';
 import { countPromptTokens, tokenize } from '../tokenizer';
 
@@ -104,12 +105,20 @@ export class LocalProvider implements ChatProvider {
     return out;
   }
 
+  /** A classifier verdict: scripted, else the test markers, else the default injection rubric (the one `blocklist` applies). */
   private verdict(text: string): string {
     if (LOCAL_MARKERS.garbled.test(text)) return 'I think this is probably fine.';
-    const verdict = this.script.verdict ?? (LOCAL_MARKERS.block.test(text) ? 'block' : LOCAL_MARKERS.flag.test(text) ? 'flag' : 'allow');
-    const reasons = verdict === 'allow' ? [] : [verdict === 'block' ? 'unsafe content marker' : 'content marked for review'];
+    const findings = injectionFindings(reviewedText(text));
+    const verdict = this.script.verdict ?? (LOCAL_MARKERS.block.test(text) || findings.length > 0 ? 'block' : LOCAL_MARKERS.flag.test(text) ? 'flag' : 'allow');
+    const reasons = verdict === 'allow' ? [] : findings.length > 0 ? findings : [verdict === 'block' ? 'unsafe content marker' : 'content marked for review'];
     return JSON.stringify({ verdict, reasons });
   }
+}
+
+/** The reviewed text of a classifier request (`Text to review:\n<<<\n…\n>>>`), or the whole message. */
+function reviewedText(message: string): string {
+  const m = /<<<\n([\s\S]*)\n>>>\s*$/.exec(message);
+  return m ? m[1] : message;
 }
 
 function oneLine(text: string): string {

@@ -1,6 +1,7 @@
 import { SETTINGS_SCHEMA_DIALECT } from '@flowplane/flow/ir';
 import { ERROR_PORT, type NodeContext, type NodeDefinition, type NodeManifest } from '@flowplane/flow/engine';
 import {
+  BLOCKLIST_RUBRICS,
   buildSystemPrompt,
   type ChatMessage,
   EXAMPLES_POLICIES,
@@ -123,7 +124,7 @@ export function guardManifest(callTimeoutMs: number, guardIds: string[], provide
     name: 'Guard',
     kind: 'gateway',
     description:
-      'A pass-through safety router. Checks the text with the guard `guardID` (blocklist: `terms`, `patterns`; pii: `detect` of email, phone, card; llm-classifier: asks the model of `profile`/`providerID` with a fixed rubric). The whole packet goes on `Allow` or `Flag` unchanged; `Block` carries `{content: refusal, refusal: true, guard}`. `role` input checks the latest user message, output the draft `content` (on a streamed draft the check runs once the full draft exists, it cannot suppress tokens already sent). When the guard itself fails (classifier outage or garbled verdict), `onError` open allows and closed blocks. `action` chooses flag or block for a match (default block for blocklist, flag for pii).',
+      'A pass-through safety router. Checks the text with the guard `guardID` (blocklist: the default injection `rubric` plus `terms`, `patterns`; pii: `detect` of email, phone, card; llm-classifier: asks the model of `profile`/`providerID` with a fixed rubric). The whole packet goes on `Allow` or `Flag` unchanged; `Block` carries `{content: refusal, refusal: true, guard}`. `role` input checks the latest user message, output the draft `content` (on a streamed draft the check runs once the full draft exists, it cannot suppress tokens already sent). When the guard itself fails (classifier outage or garbled verdict), `onError` open allows and closed blocks. `action` chooses flag or block for a match (default block for blocklist, flag for pii).',
     settingsSchema: {
       $schema: SETTINGS_SCHEMA_DIALECT,
       type: 'object',
@@ -133,16 +134,17 @@ export function guardManifest(callTimeoutMs: number, guardIds: string[], provide
         onError: { type: 'string', enum: ['open', 'closed'], title: 'On guard error', description: 'open: allow; closed: block.', default: 'closed', 'x-order': 3 },
         refusal: { type: 'string', title: 'Refusal text', default: DEFAULT_REFUSAL, 'x-order': 4 },
         action: { type: 'string', enum: ['flag', 'block'], title: 'On match', description: "Blank: the guard's default.", 'x-order': 5 },
-        terms: { type: 'array', items: { type: 'string' }, title: 'Blocked terms (blocklist)', 'x-order': 6 },
-        patterns: { type: 'array', items: { type: 'string' }, title: 'Blocked patterns (blocklist, regular expressions)', 'x-order': 7 },
-        detect: { type: 'array', items: { type: 'string', enum: [...PII_KINDS] }, title: 'Detect (pii)', 'x-order': 8 },
-        textPath: { type: 'string', title: 'Text from', description: 'Dotted path of the packet to check; blank: by role.', 'x-order': 9 },
-        profile: { type: 'string', title: 'Classifier profile (llm-classifier)', 'x-profile-kind': 'llm-chat', 'x-overrides': ['providerID', 'baseURL', 'model'], 'x-order': 10 },
-        providerID: { type: 'string', enum: providerIds, title: 'Classifier provider', 'x-profile-overridable': true, 'x-order': 11 },
-        model: { type: 'string', title: 'Classifier model', 'x-profile-overridable': true, 'x-order': 12 },
+        rubric: { type: 'string', enum: [...BLOCKLIST_RUBRICS], title: 'Rubric (blocklist)', description: 'injection: also block well-known prompt-injection phrasings (en, pl, de, fr, es); none: only the terms and patterns.', default: 'injection', 'x-order': 6 },
+        terms: { type: 'array', items: { type: 'string' }, title: 'Blocked terms (blocklist)', 'x-order': 7 },
+        patterns: { type: 'array', items: { type: 'string' }, title: 'Blocked patterns (blocklist, regular expressions)', 'x-order': 8 },
+        detect: { type: 'array', items: { type: 'string', enum: [...PII_KINDS] }, title: 'Detect (pii)', 'x-order': 9 },
+        textPath: { type: 'string', title: 'Text from', description: 'Dotted path of the packet to check; blank: by role.', 'x-order': 10 },
+        profile: { type: 'string', title: 'Classifier profile (llm-classifier)', 'x-profile-kind': 'llm-chat', 'x-overrides': ['providerID', 'baseURL', 'model'], 'x-order': 11 },
+        providerID: { type: 'string', enum: providerIds, title: 'Classifier provider', 'x-profile-overridable': true, 'x-order': 12 },
+        model: { type: 'string', title: 'Classifier model', 'x-profile-overridable': true, 'x-order': 13 },
       },
       required: ['guardID'],
-      'x-ui': { order: ['guardID', 'role', 'onError', 'refusal', 'action', 'terms', 'patterns', 'detect', 'textPath', 'profile', 'providerID', 'model'] },
+      'x-ui': { order: ['guardID', 'role', 'onError', 'refusal', 'action', 'rubric', 'terms', 'patterns', 'detect', 'textPath', 'profile', 'providerID', 'model'] },
     },
     inputs: [{ port: 'in', description: 'The packet to check (passed through unchanged on Allow and Flag).', schema: {} }],
     outputs: [

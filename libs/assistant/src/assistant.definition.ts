@@ -1,6 +1,8 @@
+import type { AddressInfo } from 'node:net';
 import type { ServiceDefinition } from '@flowplane/platform/service';
 import { AssistantEnv } from './assistant.env';
 import { AssistantModule } from './assistant.module';
+import { RagNodeRegistrar } from './knowledge/nodes/rag-node.registrar';
 
 /** The assistant service: what it owns and which ports it uses. */
 export const assistantDefinition: ServiceDefinition = {
@@ -11,4 +13,8 @@ export const assistantDefinition: ServiceDefinition = {
   uses: { bus: true, store: true },
   env: [AssistantEnv],
   module: () => AssistantModule,
+  onListen: (app, server) => {
+    const address = server.address() as AddressInfo;
+    app.get(RagNodeRegistrar).start(`http://127.0.0.1:${address.port}`);
+  },
 };

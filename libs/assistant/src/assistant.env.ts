@@ -1,5 +1,5 @@
 import { Transform, Type } from 'class-transformer';
-import { IsBoolean, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { IsBoolean, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
 
 const toBool = ({ value }: { value: unknown }) => (typeof value === 'string' ? ['1', 'true', 'yes', 'on'].includes(value.trim().toLowerCase()) : value);
 
@@ -52,5 +52,12 @@ export class AssistantEnv {
   /** How often expired chats are swept, in ms (0 leaves it to the store's TTL index). */
   @Type(() => Number) @IsInt() @Min(0)
   ASSISTANT_SWEEP_INTERVAL_MS = 60_000;
-}
 
+  /** Register svc/assistant-rag-context with flow-runtime at startup (retried until it answers). */
+  @Transform(toBool) @IsBoolean()
+  ASSISTANT_REGISTER_NODES = true;
+
+  /** Base URL flow-runtime uses to reach this service's node route; default ASSISTANT_URL, else the address this process listens on. */
+  @IsOptional() @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  ASSISTANT_NODE_BASE_URL?: string;
+}

@@ -9,6 +9,7 @@ import { SearchOwners, type SearchModuleRegistration } from './freshness/search-
 import { AdminSearchController } from './http/admin-search.controller';
 import { InternalSearchController } from './http/internal-search.controller';
 import { SearchController } from './http/search.controller';
+import { InternalIndexesController } from './http/internal-indexes.controller';
 import { SearchNodeRegistrar } from './nodes/search-node.registrar';
 import { SearchNodesController } from './nodes/search-nodes.controller';
 import { SearchSettings } from './settings/search-settings.service';
@@ -41,7 +42,7 @@ export class SearchModule {
   static forRoot(_ctx?: ServiceContext, options: SearchModuleOptions = {}): DynamicModule {
     return {
       module: SearchModule,
-      controllers: [SearchController, AdminSearchController, InternalSearchController, SearchNodesController],
+      controllers: [SearchController, AdminSearchController, InternalSearchController, InternalIndexesController, SearchNodesController],
       providers: [
         SearchSettings,
         EmbeddingService,

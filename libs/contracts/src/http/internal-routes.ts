@@ -46,6 +46,10 @@ export const INTERNAL_PERMS = Object.freeze({
   deploymentsWrite: 'internal:deployments:write',
   /** search: register and unregister search owners. */
   searchOwners: 'internal:search:owners',
+  /** search: nearest-neighbour queries of an index (the assistant's retrieval node). */
+  searchQuery: 'internal:search:query',
+  /** search: upsert and delete documents of an index, creating it on first write (the assistant's knowledge ingest). */
+  searchWrite: 'internal:search:write',
   /** assistant: file a handoff request (the `svc/assistant-handoff-request` node). */
   assistantHandoff: 'internal:assistant:handoff',
 } as const);
@@ -110,6 +114,9 @@ export const INTERNAL_ROUTES: readonly InternalRoute[] = Object.freeze([
 
   { service: 'search', method: 'PUT', path: '/internal/search/owners/:module', perm: INTERNAL_PERMS.searchOwners },
   { service: 'search', method: 'DELETE', path: '/internal/search/owners/:module', perm: INTERNAL_PERMS.searchOwners },
+  { service: 'search', method: 'POST', path: '/internal/search/indexes/:name/query', perm: INTERNAL_PERMS.searchQuery },
+  { service: 'search', method: 'POST', path: '/internal/search/indexes/:name/upsert', perm: INTERNAL_PERMS.searchWrite },
+  { service: 'search', method: 'POST', path: '/internal/search/indexes/:name/delete', perm: INTERNAL_PERMS.searchWrite },
 
   { service: 'assistant', method: 'POST', path: '/internal/assistant/handoffs', perm: INTERNAL_PERMS.assistantHandoff },
 ] satisfies InternalRoute[]);

@@ -1,0 +1,59 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { STORE } from '@flowplane/platform/service';
+import type { Collection, Store, StoreDocument } from '@flowplane/platform/store';
+
+/** What the assistant knows of one ingested document: enough to list it and to delete its chunks. */
+export interface KnowledgeRecord {
+  docId: string;
+  /** Backend index name (`svc_docs`). */
+  index: string;
+  title: string;
+  url?: string;
+  format: string;
+  /** Chunks `<docId>#0` … `<docId>#<chunks-1>` are in the index. */
+  chunks: number;
+  chars: number;
+  updatedAt: Date;
+}
+
+interface KnowledgeDocument extends StoreDocument, KnowledgeRecord {}
+
+/** Ingested documents on the Store port: collection `assistant_knowledge`, one record per index and document id. */
+@Injectable()
+export class KnowledgeRepository {
+  static readonly COLLECTION = 'assistant_knowledge';
+  private readonly docs: Collection<KnowledgeDocument>;
+
+  constructor(@Inject(STORE) store: Store) {
+    this.docs = store.collection<KnowledgeDocument>(KnowledgeRepository.COLLECTION);
+  }
+
+  private key(index: string, docId: string): string {
+    return `${index}\u0000${docId}`;
+  }
+
+  async find(index: string, docId: string): Promise<KnowledgeRecord | null> {
+    const d = await this.docs.findOne({ _id: this.key(index, docId) });
+    return d && strip(d);
+  }
+
+  async save(record: KnowledgeRecord): Promise<void> {
+    const { url, ...rest } = record;
+    await this.docs.replaceOne({ _id: this.key(record.index, record.docId) }, { ...rest, ...(url ? { url } : {}) }, { upsert: true });
+  }
+
+  async remove(index: string, docId: string): Promise<void> {
+    await this.docs.deleteOne({ _id: this.key(index, docId) });
+  }
+
+  async list(index?: string): Promise<KnowledgeRecord[]> {
+    const docs = await this.docs.find(index ? { index } : {}, { sort: { index: 1, docId: 1 } });
+    return docs.map(strip);
+  }
+}
+
+function strip(d: KnowledgeDocument): KnowledgeRecord {
+  const { _id, ...rest } = d;
+  void _id;
+  return rest;
+}

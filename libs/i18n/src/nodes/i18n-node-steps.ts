@@ -17,7 +17,7 @@ export interface NodeStepOutput {
 export const NOT_CONFIGURED = 'i18n not configured';
 
 /** What the translate step needs of the Translation service (interpolation and token expansion included). */
-export type StepTranslator = (ns: string, key: string, locale: string, args: Record<string, unknown>) => Promise<string>;
+export type StepTranslator = (ns: string, key: string, locale: string, args: Record<string, unknown>) => string | Promise<string>;
 
 type Packet = Record<string, unknown>;
 const isObject = (v: unknown): v is Packet => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -42,7 +42,10 @@ export class I18nNodesController {
   @RemoteNodeHandler(I18N_TRANSLATE_NODE)
   translate(@Body() step: Record<string, unknown>) {
     if (!this.config.enabled) return errorOutput(NOT_CONFIGURED);
-    return translateStep(step as NodeStep, this.config.defaultLocale, (ns, key, locale, args) => this.translations.translateLocale(ns, locale, key, args));
+    return translateStep(step as NodeStep, this.config.defaultLocale, (ns, key, locale, args) =>
+      // A cache hit answers without a promise; otherwise the async path loads the buckets.
+      this.translations.translateCached(ns, key, locale, args) ?? this.translations.translateLocale(ns, locale, key, args),
+    );
   }
 
   @Post('resolve-locale')

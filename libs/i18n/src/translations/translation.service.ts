@@ -17,6 +17,14 @@ export abstract class TranslationService {
    */
   abstract translate(ns: string, key: string, locale?: string, args?: TranslateArgs): Promise<string>;
 
+  /**
+   * Translate without a promise, for hot paths (nodes, renderers): the same answer as `translate`
+   * when it can be given from the cache (every bucket of the chain loaded), otherwise `undefined`
+   * (a bucket not loaded yet, a message with settings tokens to expand, the service disabled): call
+   * `translate` then, which loads and answers. A hit is one lookup in a merged view of the chain.
+   */
+  abstract translateCached(ns: string, key: string, locale?: string, args?: TranslateArgs): string | undefined;
+
   /** TranslateLocale(ctx, ns, locale, key, args): the spec's argument order, with an explicit locale. */
   abstract translateLocale(ns: string, locale: string, key: string, args?: TranslateArgs): Promise<string>;
 

@@ -10,6 +10,9 @@ import { WriteTranslationUseCase } from './write-translation.use-case';
 
 type Bucket = ReadonlyMap<string, string>;
 
+/** Most merged (namespace, locale) views kept. */
+const MAX_VIEWS = 500;
+
 /**
  * The Translation service with the cache of catalog rule 7: one bucket per (namespace, locale), the
  * raw texts of that locale, loaded on first use and dropped by a write to it (here, or on a peer
@@ -28,6 +31,13 @@ export class CachedTranslationService extends TranslationService {
   private readonly chains = new Map<string, readonly string[]>();
   private readonly interpolator = new MessageInterpolator();
   private readonly listeners = new Set<(ns?: string) => void>();
+  /**
+   * Per namespace and requested locale, the chain's buckets merged (least specific first, the
+   * requested locale overwriting): a cached lookup is one Map get, with no chain walk. Derived from
+   * the buckets only; a write to a bucket drops the views whose chain holds it.
+   */
+  private readonly views = new Map<string, Map<string, ReadonlyMap<string, string>>>();
+  private viewCount = 0;
 
   constructor(
     @Inject(I18nConfig) private readonly config: I18nConfig,
@@ -59,9 +69,23 @@ export class CachedTranslationService extends TranslationService {
     return this.translateLocale(ns, locale || this.contextLocale(), key, args);
   }
 
+  translateCached(ns: string, key: string, locale?: string, args?: TranslateArgs): string | undefined {
+    if (!this.config.enabled) return undefined;
+    const l = locale || this.contextLocale();
+    const view = this.views.get(ns)?.get(l) ?? this.buildView(ns, l);
+    if (view === undefined) return undefined;
+    const value = view.get(key);
+    if (value === undefined) return key;
+    // Settings tokens are expanded by an async reader: the promise path does that.
+    if (this.expander !== undefined && value.includes('[[')) return undefined;
+    return this.interpolator.render(value, args);
+  }
+
   translateLocale(ns: string, locale: string, key: string, args?: TranslateArgs): Promise<string> {
     // A rejection, not a throw: callers chain `.catch` on the promise.
     if (!this.config.enabled) return Promise.reject(I18nException.notConfigured());
+    const hit = this.translateCached(ns, key, locale, args);
+    if (hit !== undefined) return Promise.resolve(hit);
     const chain = this.chain(locale || this.contextLocale());
     // Fast path: every bucket of the chain is loaded, so the answer needs no await.
     const byLocale = this.byNs.get(ns);
@@ -121,6 +145,8 @@ export class CachedTranslationService extends TranslationService {
     this.byNs.clear();
     this.loading.clear();
     this.generations.clear();
+    this.views.clear();
+    this.viewCount = 0;
     for (const l of this.listeners) l();
   }
 
@@ -130,6 +156,14 @@ export class CachedTranslationService extends TranslationService {
     this.byNs.get(ns)?.delete(locale);
     this.loading.delete(k);
     this.generations.set(k, (this.generations.get(k) ?? 0) + 1);
+    const views = this.views.get(ns);
+    if (views) {
+      for (const requested of views.keys()) {
+        if (!this.chain(requested).includes(locale)) continue;
+        views.delete(requested);
+        this.viewCount--;
+      }
+    }
     for (const l of this.listeners) l(ns);
   }
 
@@ -174,7 +208,35 @@ export class CachedTranslationService extends TranslationService {
     return pending;
   }
 
+  /** The merged view of (ns, locale) from the cached buckets of its chain; undefined while one is not loaded. */
+  private buildView(ns: string, locale: string): ReadonlyMap<string, string> | undefined {
+    const byLocale = this.byNs.get(ns);
+    if (!byLocale) return undefined;
+    const chain = this.chain(locale);
+    const buckets: Bucket[] = [];
+    for (const l of chain) {
+      const bucket = byLocale.get(l);
+      if (!bucket) return undefined;
+      buckets.push(bucket);
+    }
+    const view = new Map<string, string>();
+    for (let i = buckets.length - 1; i >= 0; i--) for (const [k, v] of buckets[i]) view.set(k, v);
+    // Locales come from callers; keep the views bounded (they rebuild from the buckets).
+    if (this.viewCount >= MAX_VIEWS) {
+      this.views.clear();
+      this.viewCount = 0;
+    }
+    let views = this.views.get(ns);
+    if (!views) this.views.set(ns, (views = new Map()));
+    views.set(locale, view);
+    this.viewCount++;
+    return view;
+  }
+
   private async translateSlow(ns: string, chain: readonly string[], key: string, args?: TranslateArgs): Promise<string> {
+    // The whole chain, even past the link that answers: the next lookups of this (ns, locale) are
+    // then served by `translateCached`. A failed load is retried by the walk below if it matters.
+    await Promise.allSettled(chain.map((l) => this.bucket(ns, l)));
     for (const l of chain) {
       const value = (await this.bucket(ns, l)).get(key);
       if (value !== undefined) return this.withTokens(this.interpolator.render(value, args), chain[0]);

@@ -1,6 +1,7 @@
 import type { ServiceDefinition } from '@flowplane/platform/service';
 import { I18nEnv } from './i18n.env';
 import { I18nModule } from './i18n.module';
+import { catalogFastPath } from './translations/http/catalog-fast-path';
 
 /** The i18n service: what it owns and which ports it uses. */
 export const i18nDefinition: ServiceDefinition = {
@@ -11,4 +12,6 @@ export const i18nDefinition: ServiceDefinition = {
   uses: { bus: true, store: true },
   env: [I18nEnv],
   module: () => I18nModule,
+  // Catalog polls (200 and 304 of a built body) answer before Express; the Nest route does the rest.
+  interceptRequest: (app, ctx) => catalogFastPath(app, ctx),
 };

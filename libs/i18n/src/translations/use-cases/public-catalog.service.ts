@@ -39,6 +39,11 @@ export class PublicCatalogService {
     });
   }
 
+  /** The body of (ns, locale) when it is built and current; undefined otherwise (then `body` builds it). */
+  cached(ns: string, locale: string): CatalogBody | undefined {
+    return this.bodies.get(`${ns}\u0000${locale}`);
+  }
+
   /** The catalog body of (ns, locale), from memory when nothing changed since it was built. */
   async body(ns: string, locale: string): Promise<CatalogBody> {
     const k = `${ns}\u0000${locale}`;

@@ -11,6 +11,7 @@ export * from './net/outbound';
 export * from './providers/http-transport';
 export * from './providers/sse';
 export * from './providers/local.provider';
+export * from './providers/extractive-answer';
 export * from './providers/openai-compatible.provider';
 export * from './providers/provider-registry';
 export * from './embedders/embedder';

@@ -1,8 +1,10 @@
 import type { ChatMessage, ChatProvider, ChatRequest, ChatResult, FinishReason } from '../chat.types';
 import { LlmAbortedError } from '../errors';
+import { parseExcerpts } from '../excerpts';
 import { injectionFindings } from '../guards/injection-rubric';
 import { GUARD_RUBRIC_MARKER } from '../guards/rubric';
 import { countPromptTokens, tokenize } from '../tokenizer';
+import { extractiveAnswer } from './extractive-answer';
 
 /** Id of the offline provider. */
 export const LOCAL_PROVIDER_ID = 'local';
@@ -40,8 +42,9 @@ const LIST_ITEM = /^\s*(?:[-*•]|\d+[.)]|\[\d+\])\s+(.+)$/;
 
 /**
  * The `local` provider: deterministic and offline, so the platform and every test work without a
- * model. Its reply quotes the latest user message and the list rows a system message supplies
- * (domain-grounded chat, spec rule 10), honours `maxTokens` (finish reason `length`), streams token
+ * model. Given retrieved excerpts in a system message (the `Excerpts:` block of `formatExcerpts`)
+ * it answers extractively (see `extractiveAnswer`); otherwise its reply quotes the latest user
+ * message and the list rows a system message supplies (domain-grounded chat, spec rule 10), honours `maxTokens` (finish reason `length`), streams token
  * by token, and counts tokens with the same tokenizer it splits with, so the streamed chunks, the
  * reply and the completion count always agree. Asked for a guard verdict (the rubric of
  * `llm-classifier`), it answers the strict verdict JSON.
@@ -97,7 +100,14 @@ export class LocalProvider implements ChatProvider {
     if (scripted && scripted.length > 0) return scripted[Math.min(this.turn++, scripted.length - 1)];
     const forced = LOCAL_MARKERS.reply.exec(user);
     if (forced) return forced[1];
-    const quoted = oneLine(user.replace(LOCAL_MARKERS.escalate, ''));
+    const question = oneLine(user.replace(LOCAL_MARKERS.escalate, ''));
+    const system = messages.filter((m) => m.role === 'system').map((m) => m.content).join('\n');
+    const excerpts = parseExcerpts(system);
+    if (excerpts.length > 0) {
+      const answer = extractiveAnswer(question, excerpts, system);
+      return user.includes(LOCAL_MARKERS.escalate) ? `${answer} ${LOCAL_MARKERS.escalate}` : answer;
+    }
+    const quoted = question;
     let out = quoted ? `You said: "${quoted.length > QUOTE_LIMIT ? `${quoted.slice(0, QUOTE_LIMIT)}…` : quoted}".` : 'Hello! How can I help?';
     const rows = listRows(messages);
     if (rows.length > 0) out += ` From the supplied list: ${rows.join('; ')}.`;

@@ -1,4 +1,4 @@
-import { createProviderRegistry, GuardRegistry, LocalProvider, type UsageRecord } from '@flowplane/llm';
+import { createProviderRegistry, GuardRegistry, LlmUnavailableError, LocalProvider, type UsageRecord } from '@flowplane/llm';
 import { nodeContext, single } from '../nodes/builtin/test-context';
 import { guardNode, guardText, llmChatNode, messagesOf } from './llm-nodes';
 
@@ -65,5 +65,21 @@ describe('svc/llm-chat and svc/guard handlers', () => {
     expect(closed).toMatchObject({ port: 'Block', packet: { guard: { reasons: [expect.stringMatching(/failing closed/)] } } });
     await expect(guardNode(d).handler(nodeContext({ prompt: 'x' }, { guardID: 'blocklist', patterns: ['('] }))).rejects.toThrow(/not a valid regular expression/);
     await expect(guardNode(d).handler(nodeContext({ prompt: 'x' }, { guardID: 'nope' }))).rejects.toThrow(/unknown guard/);
+  });
+
+  it('multi-guard pair on a classifier outage: the first guard fails open (Allow, warned in the timeline), the second fails closed (refusal)', async () => {
+    const d = deps();
+    d.providers.register(new LocalProvider({ fail: new LlmUnavailableError('classifier unreachable') }, 'down'));
+    const logs: Array<{ message: string; level?: string }> = [];
+    const log = (message: string, _data?: unknown, level?: string) => void logs.push({ message, level });
+    const packet = { messages: [{ role: 'user', content: 'Where is my order?' }] };
+    const first = await single(guardNode(d).handler(nodeContext(packet, { guardID: 'llm-classifier', role: 'input', onError: 'open', providerID: 'down' }, { log: log as never })));
+    expect(first.port).toBe('Allow');
+    expect(first.packet).toBe(packet);
+    expect(logs).toEqual([expect.objectContaining({ message: expect.stringMatching(/guard llm-classifier failed \(LLM_UNAVAILABLE.*failing open/), level: 'warn' })]);
+    const second = await single(guardNode(d).handler(nodeContext(first.packet, { guardID: 'llm-classifier', role: 'input', onError: 'closed', providerID: 'down', refusal: 'Safety checks are down; please try again later.' })));
+    expect(second).toMatchObject({ port: 'Block', packet: { content: 'Safety checks are down; please try again later.', refusal: true, guard: { reasons: [expect.stringMatching(/failing closed/)] } } });
+    // onError defaults to closed.
+    expect((await single(guardNode(d).handler(nodeContext(packet, { guardID: 'llm-classifier', providerID: 'down' })))).port).toBe('Block');
   });
 });

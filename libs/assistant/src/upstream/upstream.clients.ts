@@ -78,6 +78,11 @@ export class UpstreamClients {
     return this.startup.flows.put(`/internal/flows/${encodeURIComponent(flowId)}`, body);
   }
 
+  /** Registers the assistant's templates with flow-runtime's registry (activation and GET /flows/templates read them there). */
+  async registerTemplates(templates: Array<{ id: string; name: string; description: string; source: string; tags: string[]; document: FlowDocument }>): Promise<void> {
+    await this.startup.flows.put('/internal/templates/providers/assistant', { templates });
+  }
+
   /** The published (or pinned) document of each flow. */
   async documents(refs: Array<{ flowId: string; versionId?: string }>, startup = false): Promise<FlowDocumentRef[]> {
     return (await (startup ? this.startup.flows : this.flows).post<{ flows: FlowDocumentRef[] }>('/internal/flows/documents', { refs }, { idempotent: true })).flows;

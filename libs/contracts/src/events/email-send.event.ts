@@ -10,6 +10,9 @@ import {
   ValidateIf,
 } from 'class-validator';
 
+/** Addresses without a top-level domain (`support@localhost`, intranet hosts) are valid recipients. */
+const ADDRESS = { require_tld: false };
+
 /**
  * Payload of `email.send` (`{to, subject, text, html?, replyTo?, tags?}` plus cc, bcc, from), emitted by
  * `svc/email-send` (the `assistant/handoff-notification` template) and consumed by flow-runtime's mailer. The spec does not show it; the shape follows the common denominator of SMTP and mail
@@ -18,17 +21,17 @@ import {
 export class EmailSendPayload {
   @IsArray()
   @ArrayNotEmpty()
-  @IsEmail({}, { each: true })
+  @IsEmail(ADDRESS, { each: true })
   to!: string[];
 
   @IsOptional()
   @IsArray()
-  @IsEmail({}, { each: true })
+  @IsEmail(ADDRESS, { each: true })
   cc?: string[];
 
   @IsOptional()
   @IsArray()
-  @IsEmail({}, { each: true })
+  @IsEmail(ADDRESS, { each: true })
   bcc?: string[];
 
   /** Sender, `Name <address>` allowed; absent means the configured default sender. */
@@ -38,7 +41,7 @@ export class EmailSendPayload {
   from?: string;
 
   @IsOptional()
-  @IsEmail()
+  @IsEmail(ADDRESS)
   replyTo?: string;
 
   @IsString()

@@ -12,6 +12,7 @@ export const API_PREFIX_OWNERS: ReadonlyArray<readonly [string, ApiService]> = O
   ['/flows', 'flow-runtime'],
   ['/runs', 'flow-runtime'],
   ['/admin/llm', 'flow-runtime'],
+  ['/admin/mail', 'flow-runtime'],
   ['/deployments', 'deployments'],
   ['/admin/profiles', 'profiles'],
   ['/settings', 'profiles'],

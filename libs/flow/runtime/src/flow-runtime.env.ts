@@ -75,4 +75,20 @@ export class FlowRuntimeEnv {
   /** How long rows of the LLM usage ledger (`llm_usage`) are kept. */
   @Type(() => Number) @IsInt() @Min(1)
   LLM_USAGE_RETENTION_DAYS = 30;
+
+  /**
+   * Where the mailer delivers `email.send`: `smtp://user:pass@host:587` (STARTTLS when the server
+   * offers it; `?requireTLS=true` insists) or `smtps://…:465` (implicit TLS). Unset: mails go to the
+   * dev outbox (GET /admin/mail/outbox). The password never appears in logs or errors.
+   */
+  @IsOptional() @Matches(/^smtps?:\/\/[^\s]+$/, { message: 'SMTP_URL must be an smtp:// or smtps:// URL' })
+  SMTP_URL?: string;
+
+  /** Sender of mails that name none. */
+  @IsString()
+  SMTP_FROM = 'Flowplane <no-reply@localhost>';
+
+  /** Connection, greeting and socket timeout of one SMTP delivery attempt, in ms. */
+  @Type(() => Number) @IsInt() @Min(100) @Max(600_000)
+  SMTP_TIMEOUT_MS = 10_000;
 }

@@ -6,6 +6,7 @@ import { CompileModule } from './compile/compile.module';
 import { EventSourcesModule } from './event-sources/event-sources.module';
 import { FlowsModule } from './flows/flows.module';
 import { LlmModule } from './llm/llm.module';
+import { MailModule } from './mail/mail.module';
 import { NodesModule } from './nodes/nodes.module';
 import { RunsModule } from './runs/runs.module';
 import { SchedulerModule } from './scheduler/scheduler.module';
@@ -19,6 +20,6 @@ import { TemplatesModule } from './templates/templates.module';
 export class FlowRuntimeModule {
   // Fixed sub-resources (schedules, templates) register before /flows/:id so they are matched first.
   static forRoot(options: { scheduler?: Partial<SchedulerOptions> } = {}): DynamicModule {
-    return { module: FlowRuntimeModule, imports: [ProfileResolverModule.forRoot(), NodesModule, SchedulerModule.forRoot(options.scheduler), TemplatesModule, CompileModule, FlowsModule, RunsModule, EventSourcesModule, LlmModule, BindingsModule] };
+    return { module: FlowRuntimeModule, imports: [ProfileResolverModule.forRoot(), NodesModule, SchedulerModule.forRoot(options.scheduler), TemplatesModule, CompileModule, FlowsModule, RunsModule, EventSourcesModule, LlmModule, MailModule, BindingsModule] };
   }
 }

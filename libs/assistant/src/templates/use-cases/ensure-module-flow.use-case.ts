@@ -4,6 +4,7 @@ import { SERVICE_CONFIG, type ServiceConfig } from '@flowplane/platform/service'
 import type { AssistantEnv } from '../../assistant.env';
 import { UpstreamClients } from '../../upstream/upstream.clients';
 import { DEFAULT_TEMPLATE, templateDocument, templateNamed } from '../domain/assistant-templates';
+import { registeredTemplates } from '../domain/handoff-notification.template';
 
 /** Longest the service start waits for the first seeding attempt. */
 const START_WAIT_MS = 10_000;
@@ -71,6 +72,7 @@ export class EnsureModuleFlowUseCase implements OnApplicationBootstrap, OnApplic
   async execute(): Promise<void> {
     const env = this.config as ServiceConfig & AssistantEnv;
     const template = templateNamed(DEFAULT_TEMPLATE)!;
+    await this.upstream.registerTemplates(registeredTemplates());
     const [existing] = await this.upstream.documents([{ flowId: MODULE_FLOW_ID }], true);
     if (!(env.ASSISTANT_FLOW_SKIP_AUTO_UPGRADE && existing?.found)) {
       const r = await this.upstream.seedFlow(MODULE_FLOW_ID, { name: 'Assistant', description: template.description, document: templateDocument(DEFAULT_TEMPLATE)! });

@@ -83,12 +83,15 @@ describe('svc/email-send on an ephemeral edge', () => {
       { id: 'start', kind: 'start' },
       { id: 'answer', kind: 'action', action_ref: 'svc/template-render', config: { template: 'Answer to {{input.q}}', target: 'content' } },
       { id: 'mail', kind: 'action', action_ref: 'svc/email-send', config: { to: 'safety@example.com', subject: 'Blocked', body: '{{input.q}}' } },
+      // The answer path is still going when the mail fails: on a direct edge that failure would end the run.
+      { id: 'guard', kind: 'action', action_ref: 't/slow' },
       { id: 'end', kind: 'end' },
     ],
     edges: [
       { id: 'e1', from: 'start', to: 'answer' },
-      { id: 'e2', from: 'answer', to: 'mail', delivery: 'ephemeral' },
-      { id: 'e3', from: 'answer', to: 'end' },
+      { id: 'e2', from: 'answer', to: 'mail', delivery_mode: 'ephemeral' },
+      { id: 'e3', from: 'answer', to: 'guard' },
+      { id: 'e4', from: 'guard', to: 'end' },
     ],
   };
 
@@ -98,6 +101,10 @@ describe('svc/email-send on an ephemeral edge', () => {
   ])('completes the run with its answer when %s', async (_case, fail) => {
     const { bus } = fakeBus(fail);
     const registry = new NodeRegistry([templateRenderNode, emailSendNode(bus)]);
+    registry.define({ id: 't/slow', name: 'slow', kind: 'action', inputs: [], outputs: [{ port: 'out' }] }, async (ctx) => {
+      await new Promise((r) => setTimeout(r, 50));
+      return { port: 'out', packet: ctx.input };
+    });
     const input = fail ? { q: 'hi' } : { q: 'hi', to: 'not an address' };
     const engine = new FlowEngine();
     const result = await engine.start(compileFlow(doc, registry), input).done;

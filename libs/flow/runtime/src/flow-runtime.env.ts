@@ -1,6 +1,7 @@
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { DURATION_SETTING } from '@flowplane/llm';
+import { Sensitive } from '@flowplane/platform/config';
 
 /** flow-runtime settings. */
 export class FlowRuntimeEnv {
@@ -81,6 +82,7 @@ export class FlowRuntimeEnv {
    * offers it; `?requireTLS=true` insists) or `smtps://…:465` (implicit TLS). Unset: mails go to the
    * dev outbox (GET /admin/mail/outbox). The password never appears in logs or errors.
    */
+  @Sensitive()
   @IsOptional() @Matches(/^smtps?:\/\/[^\s]+$/, { message: 'SMTP_URL must be an smtp:// or smtps:// URL' })
   SMTP_URL?: string;
 

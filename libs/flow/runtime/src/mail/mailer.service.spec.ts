@@ -1,7 +1,8 @@
 import type { CloudEvent, EmailSendPayload } from '@flowplane/contracts';
 import { createMemoryStore } from '@flowplane/platform/store';
 import type { ServiceConfig } from '@flowplane/platform/service';
-import type { FlowRuntimeEnv } from '../flow-runtime.env';
+import { sensitiveKeys } from '@flowplane/platform/config';
+import { FlowRuntimeEnv } from '../flow-runtime.env';
 import { MailOutboxRepository } from './mail-outbox.repository';
 import { MailerService } from './mailer.service';
 import { MailDeliveryError, type MailTransport, redactSmtpUrl, scrubSecrets } from './smtp-transport';
@@ -61,6 +62,10 @@ describe('SMTP secrets', () => {
     expect(shown).toContain('ops%40example.com');
     expect(shown).not.toContain('p%40ss');
     expect(shown).not.toContain('k3y');
+  });
+
+  it('declares SMTP_URL sensitive, so config dumps mask it', () => {
+    expect(sensitiveKeys(FlowRuntimeEnv)).toContain('SMTP_URL');
   });
 
   it('scrubs the URL and the password, raw or decoded, from error text', () => {

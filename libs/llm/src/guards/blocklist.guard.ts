@@ -28,7 +28,7 @@ function fold(text: string): string {
 }
 
 /**
- * `blocklist`: the default injection rubric (`rubric`: `injection`, the default, or `none`), plus
+ * `blocklist`: the default injection rubric on input (`rubric`: `injection`, the default, or `none`), plus
  * configurable `terms` (whole words or phrases, case-insensitive, Unicode-aware word edges) and
  * `patterns` (regular expressions, case-insensitive). A match blocks, or flags when `action` is
  * `flag`. An invalid pattern or an unknown rubric is a configuration error, never a silent pass.
@@ -37,11 +37,12 @@ export class BlocklistGuard implements Guard {
   readonly id = 'blocklist';
   readonly description = 'Blocks (or flags) prompt-injection phrasings (the default rubric) and text containing configured terms or matching configured patterns.';
 
-  async check({ text, config }: GuardCheck): Promise<GuardResult> {
+  async check({ text, role, config }: GuardCheck): Promise<GuardResult> {
     const folded = fold(text);
     const rubric = typeof config.rubric === 'string' && config.rubric.trim() !== '' ? config.rubric.trim().toLowerCase() : 'injection';
     if (!(BLOCKLIST_RUBRICS as readonly string[]).includes(rubric)) throw new LlmConfigError(`blocklist rubric ${JSON.stringify(config.rubric)} is unknown; known: ${BLOCKLIST_RUBRICS.join(', ')}`);
-    const reasons: string[] = rubric === 'injection' ? injectionFindings(text) : [];
+    // Injection is a property of what a user asks; a draft quoting a manual ("enable developer mode") is not one.
+    const reasons: string[] = rubric === 'injection' && role === 'input' ? injectionFindings(text) : [];
     for (const term of stringList(config.terms)) {
       const t = fold(term);
       const re = regex(`t:${t}`, () => new RegExp(`(?<![\\p{L}\\p{N}_])${escape(t).replace(/\s+/g, '\\s+')}(?![\\p{L}\\p{N}_])`, 'u'));

@@ -2,7 +2,7 @@ import type { ChatMessage, ChatProvider, ChatRequest, ChatResult, FinishReason }
 import { LlmAbortedError } from '../errors';
 import { parseExcerpts } from '../excerpts';
 import { injectionFindings } from '../guards/injection-rubric';
-import { GUARD_RUBRIC_MARKER } from '../guards/rubric';
+import { classifierRubric, GUARD_RUBRIC_MARKER } from '../guards/rubric';
 import { countPromptTokens, tokenize } from '../tokenizer';
 import { extractiveAnswer } from './extractive-answer';
 
@@ -95,7 +95,8 @@ export class LocalProvider implements ChatProvider {
   /** The full reply to a conversation, before `maxTokens`. */
   reply(messages: readonly ChatMessage[]): string {
     const user = [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
-    if (messages.some((m) => m.role === 'system' && m.content.includes(GUARD_RUBRIC_MARKER))) return this.verdict(user);
+    const rubric = messages.find((m) => m.role === 'system' && m.content.includes(GUARD_RUBRIC_MARKER));
+    if (rubric) return this.verdict(user, rubric.content === classifierRubric('output') ? 'output' : 'input');
     const scripted = this.script.replies;
     if (scripted && scripted.length > 0) return scripted[Math.min(this.turn++, scripted.length - 1)];
     const forced = LOCAL_MARKERS.reply.exec(user);
@@ -115,10 +116,14 @@ export class LocalProvider implements ChatProvider {
     return out;
   }
 
-  /** A classifier verdict: scripted, else the test markers, else the default injection rubric (the one `blocklist` applies). */
-  private verdict(text: string): string {
+  /**
+   * A classifier verdict: scripted, else the test markers, else (for a user's message) the default
+   * injection rubric the `blocklist` guard applies. A draft is not checked for injection: quoting a
+   * manual ("enable developer mode") is not an attack.
+   */
+  private verdict(text: string, role: 'input' | 'output'): string {
     if (LOCAL_MARKERS.garbled.test(text)) return 'I think this is probably fine.';
-    const findings = injectionFindings(reviewedText(text));
+    const findings = role === 'input' ? injectionFindings(reviewedText(text)) : [];
     const verdict = this.script.verdict ?? (LOCAL_MARKERS.block.test(text) || findings.length > 0 ? 'block' : LOCAL_MARKERS.flag.test(text) ? 'flag' : 'allow');
     const reasons = verdict === 'allow' ? [] : findings.length > 0 ? findings : [verdict === 'block' ? 'unsafe content marker' : 'content marked for review'];
     return JSON.stringify({ verdict, reasons });

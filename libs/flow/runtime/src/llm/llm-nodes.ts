@@ -134,7 +134,7 @@ export function guardManifest(callTimeoutMs: number, guardIds: string[], provide
         onError: { type: 'string', enum: ['open', 'closed'], title: 'On guard error', description: 'open: allow; closed: block.', default: 'closed', 'x-order': 3 },
         refusal: { type: 'string', title: 'Refusal text', default: DEFAULT_REFUSAL, 'x-order': 4 },
         action: { type: 'string', enum: ['flag', 'block'], title: 'On match', description: "Blank: the guard's default.", 'x-order': 5 },
-        rubric: { type: 'string', enum: [...BLOCKLIST_RUBRICS], title: 'Rubric (blocklist)', description: 'injection: also block well-known prompt-injection phrasings (en, pl, de, fr, es); none: only the terms and patterns.', default: 'injection', 'x-order': 6 },
+        rubric: { type: 'string', enum: [...BLOCKLIST_RUBRICS], title: 'Rubric (blocklist)', description: 'injection: on input, also block well-known prompt-injection phrasings (en, pl, de, fr, es); none: only the terms and patterns.', default: 'injection', 'x-order': 6 },
         terms: { type: 'array', items: { type: 'string' }, title: 'Blocked terms (blocklist)', 'x-order': 7 },
         patterns: { type: 'array', items: { type: 'string' }, title: 'Blocked patterns (blocklist, regular expressions)', 'x-order': 8 },
         detect: { type: 'array', items: { type: 'string', enum: [...PII_KINDS] }, title: 'Detect (pii)', 'x-order': 9 },

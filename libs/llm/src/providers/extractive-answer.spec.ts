@@ -1,6 +1,6 @@
 import { formatExcerpts } from '../excerpts';
 import { countPromptTokens } from '../tokenizer';
-import { detectLanguage, sentencesOf } from './extractive-answer';
+import { asksForUsersLanguage, detectLanguage, sentencesOf } from './extractive-answer';
 import { LocalProvider } from './local.provider';
 
 const settings = { providerID: 'local' };
@@ -64,6 +64,8 @@ describe('local provider: extractive answers over excerpts', () => {
 
   it('detects en, pl, de, fr and es and splits sentences at capitals only', () => {
     expect(['Where is my order?', 'Gdzie jest moje zamówienie?', 'Wo ist meine Bestellung?', 'Où est ma commande ?', '¿Dónde está mi pedido?'].map(detectLanguage)).toEqual(['en', 'pl', 'de', 'fr', 'es']);
+    expect(['Answer in the language of the user.', 'Reply in the user’s language.', 'Use the language the customer writes in.', 'Answer in the same language as the question.'].map(asksForUsersLanguage)).toEqual([true, true, true, true]);
+    expect(asksForUsersLanguage('Answer in English.')).toBe(false);
     expect(sentencesOf('It costs 2.5 euros, e.g. for tea. Then pay.')).toEqual(['It costs 2.5 euros, e.g. for tea.', 'Then pay.']);
   });
 });

@@ -70,7 +70,7 @@ export function detectLanguage(text: string): AnswerLanguage {
 
 /** Whether a prompt asks to answer in the user's language. */
 export function asksForUsersLanguage(prompt: string): boolean {
-  return /\b(?:language of the (?:user|question|customer|visitor)|user's language|users' language|same language as the (?:user|question))\b/i.test(prompt);
+  return /\b(?:language (?:of|used by) the (?:user|question|customer|visitor|message)|users?['’]s? language|language the (?:user|customer|visitor) (?:writes|wrote|uses|used|speaks)|same language as the (?:user|question|customer|message))\b/i.test(prompt);
 }
 
 const FRAMING: Record<AnswerLanguage, { found: string; none: string }> = {

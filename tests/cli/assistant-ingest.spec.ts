@@ -59,7 +59,7 @@ describe('assistant-ingest', () => {
     expect(first.stderr).not.toContain('failed');
     expect(first.code).toBe(0);
     expect(first.stderr).toMatch(/\[#{30}\] (\d+)\/\1 chunks {2}[\d.]+ chunks\/s/);
-    const summary = /ingested 3 of 3 document\(s\), (\d+) chunk\(s\) into svc_docs at [\d.]+ chunks\/s; 0 stale chunk\(s\) removed, 1 file\(s\) skipped/.exec(first.stdout);
+    const summary = /ingested 3 of 3 document\(s\), (\d+) chunk\(s\) \(\1 embedded, 0 unchanged\) into svc_docs at [\d.]+ chunks\/s; 0 stale chunk\(s\) removed, 1 file\(s\) skipped/.exec(first.stdout);
     expect(summary).not.toBeNull();
     const admin = await token('alice', ['admin:access']);
     const listed = await call(`${base}/api/v1/admin/assistant/knowledge`, { bearer: admin });
@@ -69,7 +69,9 @@ describe('assistant-ingest', () => {
     writeFileSync(path.join(dir, 'docs/returns.md'), '# Returns guide\n\nShort now.\n');
     const second = await ingest(['docs/returns.md', '--base-url', base], dir, { AUTH_JWT_SECRET: TEST_SECRET });
     expect(second.code).toBe(0);
-    expect(second.stdout).toMatch(/ingested 1 of 1 document\(s\), 1 chunk\(s\) into svc_docs .*; [1-9]\d* stale chunk\(s\) removed/);
+    expect(second.stdout).toMatch(/ingested 1 of 1 document\(s\), 1 chunk\(s\) \(1 embedded, 0 unchanged\) into svc_docs .*; [1-9]\d* stale chunk\(s\) removed/);
+    const unchanged = await ingest(['docs', '--base-url', base], dir, { AUTH_JWT_SECRET: TEST_SECRET });
+    expect(unchanged.stdout).toMatch(/ingested 3 of 3 document\(s\), (\d+) chunk\(s\) \(0 embedded, \1 unchanged\)/);
     const after = await call(`${base}/api/v1/admin/assistant/knowledge`, { bearer: admin });
     expect(after.body.documents.find((d: { id: string }) => d.id === 'docs/returns.md').chunks).toBe(1);
   });

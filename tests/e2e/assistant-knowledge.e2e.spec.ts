@@ -70,7 +70,7 @@ describe('assistant knowledge: ingest and retrieval', () => {
   it('ingests documents into svc_docs, and ingesting them again keeps the same chunk count', async () => {
     const first = await ingest({ documents: [refunds, shipping] });
     expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ index: 'svc_docs', removedChunks: 0, documents: [{ id: 'refund-policy', previousChunks: 0 }, { id: 'shipping', chunks: 1, previousChunks: 0 }] });
+    expect(first.body).toMatchObject({ index: 'svc_docs', removedChunks: 0, embeddedChunks: first.body.chunks, documents: [{ id: 'refund-policy', previousChunks: 0 }, { id: 'shipping', chunks: 1, previousChunks: 0 }] });
     const total = first.body.chunks as number;
     expect(first.body.documents[0].chunks).toBeGreaterThan(1);
     expect(await points()).toBe(total);
@@ -78,6 +78,7 @@ describe('assistant knowledge: ingest and retrieval', () => {
     const again = await ingest({ documents: [refunds, shipping], index: 'svc_docs' });
     expect(again.status).toBe(200);
     expect(again.body.chunks).toBe(total);
+    expect(again.body.embeddedChunks).toBe(0);
     expect(await points()).toBe(total);
 
     const list = await call(`${api}/admin/assistant/knowledge`, { bearer: admin });
@@ -90,6 +91,7 @@ describe('assistant knowledge: ingest and retrieval', () => {
     const short = await ingest({ documents: [{ ...refunds, text: '# Refunds\n\nRefunds take 14 days.' }] });
     expect(short.status).toBe(200);
     expect(short.body.documents[0]).toMatchObject({ chunks: 1 });
+    expect(short.body.embeddedChunks).toBe(1);
     expect(short.body.removedChunks).toBe(short.body.documents[0].previousChunks - 1);
     expect(await points()).toBe(before - short.body.removedChunks);
 

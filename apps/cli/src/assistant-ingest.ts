@@ -180,6 +180,7 @@ async function main(): Promise<void> {
   let done = 0;
   let okDocs = 0;
   let okChunks = 0;
+  let embedded = 0;
   let removed = 0;
   const failures: string[] = [];
   for (const batch of batches) {
@@ -190,7 +191,7 @@ async function main(): Promise<void> {
         headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
         body: JSON.stringify({ index: args.index, documents: batch.map((d) => d.doc) }),
       });
-      const body = (await res.json().catch(() => ({}))) as { message?: string; chunks?: number; removedChunks?: number };
+      const body = (await res.json().catch(() => ({}))) as { message?: string; chunks?: number; embeddedChunks?: number; removedChunks?: number };
       if (!res.ok) {
         failures.push(`${batch.map((d) => d.file).join(', ')}: ${res.status} ${body.message ?? res.statusText}`);
         if (res.status === 401 || res.status === 403) break;
@@ -198,6 +199,7 @@ async function main(): Promise<void> {
         removed += body.removedChunks ?? 0;
         okDocs += batch.length;
         okChunks += body.chunks ?? chunks;
+        embedded += body.embeddedChunks ?? chunks;
       }
     } catch (e) {
       failures.push(`${batch.map((d) => d.file).join(', ')}: ${(e as Error).message} (${base})`);
@@ -208,7 +210,7 @@ async function main(): Promise<void> {
   }
   progress.end();
   process.stdout.write(
-    `ingested ${okDocs} of ${docs.length} document(s), ${okChunks} chunk(s) into ${args.index} at ${progress.rate(done).toFixed(1)} chunks/s; ${removed} stale chunk(s) removed, ${skipped.length} file(s) skipped\n`,
+    `ingested ${okDocs} of ${docs.length} document(s), ${okChunks} chunk(s) (${embedded} embedded, ${okChunks - embedded} unchanged) into ${args.index} at ${progress.rate(done).toFixed(1)} chunks/s; ${removed} stale chunk(s) removed, ${skipped.length} file(s) skipped\n`,
   );
   for (const f of failures) process.stderr.write(`failed: ${f}\n`);
   if (failures.length) process.exit(1);

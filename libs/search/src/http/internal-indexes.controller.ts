@@ -62,7 +62,8 @@ export class InternalIndexesController {
       });
       if (!existing) created = (await this.search.createIndex(logical, this.config.SEARCH_EMBEDDING_DIM)).created;
     }
-    const result = await this.missing(backend, () => this.search.upsert(logical, documents));
+    // No documents: the caller only wants the index made and its backend name.
+    const result = await this.missing(backend, async () => (documents.length ? this.search.upsert(logical, documents) : (await this.search.getIndex(logical), { upserted: 0, embedded: 0 })));
     return { ...result, index: logical, backendIndex: backend, created };
   }
 

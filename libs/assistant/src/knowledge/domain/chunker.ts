@@ -1,5 +1,5 @@
 import { Parser } from 'htmlparser2';
-import { lexer, type Token, type Tokens } from 'marked';
+import { Lexer, type Token, type Tokens } from 'marked';
 
 /** Formats the ingest reads; anything else is refused before chunking. */
 export const KNOWLEDGE_FORMATS = ['markdown', 'html', 'text'] as const;
@@ -113,7 +113,8 @@ function markdownSections(text: string): Section[] {
       }
     }
   };
-  walk(lexer(text));
+  // Block tokens only: the inline pass (emphasis, links) is not needed to find headings and costs most of the time.
+  walk(new Lexer().blockTokens(text.replace(/\r\n?/g, '\n')));
   return sections.filter((s) => s.paragraphs.some((p) => p.trim()));
 }
 

@@ -62,7 +62,8 @@ export class IngestedDocumentView {
 export class IngestResultView {
   @ApiProperty({ example: 'svc_docs' }) index!: string;
   @ApiProperty({ type: [IngestedDocumentView] }) documents!: IngestedDocumentView[];
-  @ApiProperty({ description: 'Chunks embedded and upserted.' }) chunks!: number;
+  @ApiProperty({ description: 'Chunks the documents have now.' }) chunks!: number;
+  @ApiProperty({ description: 'Chunks embedded and upserted; the others were unchanged since the last ingest.' }) embeddedChunks!: number;
   @ApiProperty({ description: 'Chunks of previous versions beyond the new count, deleted.' }) removedChunks!: number;
   @ApiProperty() ms!: number;
 }

@@ -13,6 +13,8 @@ export interface KnowledgeRecord {
   /** Chunks `<docId>#0` … `<docId>#<chunks-1>` are in the index. */
   chunks: number;
   chars: number;
+  /** Digest of each chunk as stored, by position: unchanged chunks are not embedded again. */
+  hashes?: string[];
   updatedAt: Date;
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { DomainException } from '@flowplane/platform/http';
 import { chunkDocument, embeddingText, type KnowledgeChunk, type KnowledgeDocument, KNOWLEDGE_FORMATS } from '../domain/chunker';
@@ -15,6 +16,8 @@ export interface IngestResult {
   index: string;
   documents: Array<{ id: string; chunks: number; previousChunks: number }>;
   chunks: number;
+  /** Chunks embedded and upserted; the others were unchanged. */
+  embeddedChunks: number;
   removedChunks: number;
   ms: number;
 }
@@ -38,31 +41,45 @@ export class IngestKnowledgeUseCase {
     const started = Date.now();
     checkIndex(index);
     const chunked = this.prepare(documents);
-    const all = chunked.flatMap((c) => c.chunks);
-    let backend = index;
-    for (let i = 0; i < all.length; i += INGEST_BATCH) {
-      const batch = all.slice(i, i + INGEST_BATCH).map(toIndexDocument);
+    let head: { backendIndex: string; created: boolean };
+    try {
+      head = await this.search.upsert(index, []);
+    } catch (e) {
+      throw searchFailure(e);
+    }
+    const backend = head.backendIndex;
+    // A chunk whose text, title, headings and URL are what the index already holds is not embedded again.
+    const plans = [];
+    for (const { doc, chunks } of chunked) {
+      const previous = head.created ? null : await this.repo.find(backend, doc.id);
+      const docs = chunks.map(toIndexDocument);
+      const hashes = docs.map(hashOf);
+      const changed = docs.filter((_, i) => previous?.hashes?.[i] !== hashes[i]);
+      plans.push({ doc, chunks, previous, hashes, changed });
+    }
+    const changed = plans.flatMap((p) => p.changed);
+    for (let i = 0; i < changed.length; i += INGEST_BATCH) {
       try {
-        backend = (await this.search.upsert(index, batch)).backendIndex;
+        await this.search.upsert(index, changed.slice(i, i + INGEST_BATCH));
       } catch (e) {
         throw searchFailure(e);
       }
     }
     const out: IngestResult['documents'] = [];
     let removed = 0;
-    for (const { doc, chunks } of chunked) {
-      const previous = await this.repo.find(backend, doc.id);
+    for (const { doc, chunks, previous, hashes } of plans) {
       const stale = staleIds(doc.id, chunks.length, previous?.chunks ?? 0);
       if (stale.length) {
         await this.deleteIds(index, stale);
         removed += stale.length;
       }
-      await this.repo.save({ docId: doc.id, index: backend, title: doc.title, url: doc.url, format: doc.format ?? 'markdown', chunks: chunks.length, chars: doc.text.length, updatedAt: new Date() });
+      await this.repo.save({ docId: doc.id, index: backend, title: doc.title, url: doc.url, format: doc.format ?? 'markdown', chunks: chunks.length, chars: doc.text.length, hashes, updatedAt: new Date() });
       out.push({ id: doc.id, chunks: chunks.length, previousChunks: previous?.chunks ?? 0 });
     }
+    const total = plans.reduce((n, p) => n + p.chunks.length, 0);
     const ms = Date.now() - started;
-    this.log.log(`ingested ${out.length} document(s), ${all.length} chunk(s) into ${backend} in ${ms} ms`);
-    return { index: backend, documents: out, chunks: all.length, removedChunks: removed, ms };
+    this.log.log(`ingested ${out.length} document(s), ${total} chunk(s) (${changed.length} embedded) into ${backend} in ${ms} ms`);
+    return { index: backend, documents: out, chunks: total, embeddedChunks: changed.length, removedChunks: removed, ms };
   }
 
   /** Removes a document and all its chunks; 404 when the index has no such document. */
@@ -142,4 +159,9 @@ function toIndexDocument(c: KnowledgeChunk) {
     text: embeddingText(c),
     payload: { docId: c.docId, n: c.n, title: c.title, headings: c.headings, ...(c.url ? { url: c.url } : {}), text: c.text, source: 'assistant-knowledge' },
   };
+}
+
+/** A short digest of what an index point holds, to tell an unchanged chunk. */
+function hashOf(doc: ReturnType<typeof toIndexDocument>): string {
+  return createHash('sha256').update(JSON.stringify([doc.text, doc.payload])).digest('base64url').slice(0, 22);
 }

@@ -144,7 +144,10 @@ describe('assistant knowledge: ingest and retrieval', () => {
     await publishFlow(api, admin, 'kb-chat', flowOf({}, true));
     const chat = await run('kb-chat', { messages: [{ role: 'user', content: 'How long until refunds are paid back to my card?' }] });
     expect(chat.status).toBe(200);
-    expect(chat.body).toMatchObject({ status: 'completed', output: { content: expect.any(String), sources: expect.arrayContaining([expect.objectContaining({ title: 'Refund policy', url: refunds.url })]) } });
+    expect(chat.body).toMatchObject({ status: 'completed', output: { sources: expect.arrayContaining([expect.objectContaining({ n: 1, title: 'Refund policy', url: refunds.url })]) } });
+    // The offline model quotes the ingested sentence that answers the question and cites it.
+    expect(chat.body.output.content).toContain('within 14 days');
+    expect(chat.body.output.content).toContain('[1]');
   });
 
   it('a missing index goes to Error naming it, with the messages and a warning for the chat', async () => {
@@ -159,6 +162,20 @@ describe('assistant knowledge: ingest and retrieval', () => {
       messages: [{ role: 'user', content: 'Anything?' }],
       warnings: ['earlier', expect.stringContaining('svc_nowhere does not exist')],
     });
+
+    // The chat wiring: Error goes on to the model, which answers without excerpts; the warning travels with the reply.
+    await publishFlow(api, admin, 'kb-missing-chat', {
+      ...flowOf({ index: 'svc_nowhere' }, true),
+      edges: [
+        { id: 'e0', from: 'start', to: 'rag' },
+        { id: 'e1', from: 'rag', to: 'chat', port: 'out' },
+        { id: 'e3', from: 'rag', to: 'chat', port: 'Error' },
+        { id: 'e2', from: 'chat', to: 'end', port: 'Reply' },
+      ],
+    });
+    const chat = await run('kb-missing-chat', { messages: [{ role: 'user', content: 'Anything?' }] });
+    expect(chat.body).toMatchObject({ status: 'completed', output: { content: expect.any(String), sources: [], warnings: [expect.stringContaining('svc_nowhere does not exist')] } });
+
     const noQuestion = await run('kb-missing', { messages: [] });
     expect(noQuestion.body.output).toMatchObject({ code: 'QUERY_MISSING' });
   });

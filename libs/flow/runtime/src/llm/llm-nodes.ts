@@ -255,6 +255,8 @@ export function llmChatNode(deps: LlmNodeDeps): NodeDefinition {
         return { port: REPLY_PORT, packet: { ...input, [outputKey]: result.content, usage } };
       }
       const packet: Record<string, unknown> = { content: result.content, sources: input?.sources ?? [], actions: input?.actions ?? [], usage };
+      // Warnings of earlier steps (a retrieval that found no index) travel with the reply, so the chat can say so.
+      if (Array.isArray(input?.warnings) && input.warnings.length) packet.warnings = input.warnings;
       return { port: REPLY_PORT, packet };
     },
   };

@@ -115,4 +115,21 @@ export function chatRepositoryCases(open: () => Promise<Store>): void {
     await repo.withdraw('session-w2', later(5));
     expect((await repo.findBySessionId('session-w2', t0))?.messages.map((m) => m.content)).toEqual(['first']);
   });
+
+  it('records a run and stamps the version of a chat created before its first run in one write', async () => {
+    await repo.append(stamp('session-run', { versionHash: '' }), { role: 'user', content: 'hi', at: t0 }, later(1000), t0);
+    await repo.addRun('session-run', 'r1', 'h9');
+    await repo.addRun('session-run', 'r2');
+    expect(await repo.findBySessionId('session-run', t0)).toMatchObject({ versionHash: 'h9', runIds: ['r1', 'r2'] });
+  });
+
+  it('starts afresh after dropExpired, as append does, and appendLive keeps a live chat', async () => {
+    await repo.appendLive(stamp('session-live'), { role: 'user', content: 'old', at: t0 }, later(1000), t0);
+    await repo.dropExpired('session-live', later(10));
+    await repo.appendLive(stamp('session-live'), { role: 'user', content: 'kept', at: later(10) }, later(2000), later(10));
+    expect((await repo.findBySessionId('session-live', later(10)))?.messages.map((m) => m.content)).toEqual(['old', 'kept']);
+    await repo.dropExpired('session-live', later(3000));
+    const fresh = await repo.appendLive(stamp('session-live', { versionHash: 'h2' }), { role: 'user', content: 'new', at: later(3000) }, later(5000), later(3000));
+    expect(fresh).toMatchObject({ versionHash: 'h2', messages: [expect.objectContaining({ content: 'new' })] });
+  });
 }

@@ -76,8 +76,20 @@ export class ChatRepository implements OnModuleInit {
    * and moves `expiresAt`. An expired chat that the reaper has not removed yet is started afresh.
    */
   async append(stamp: ChatStamp, message: ChatMessage, expiresAt: Date, now: Date, session?: StoreSession): Promise<Chat> {
-    // Throw away a dead chat first so the upsert below stamps a fresh one.
-    await this.chats.deleteOne({ sessionId: stamp.sessionId, expiresAt: { $lte: now } }, { session });
+    await this.dropExpired(stamp.sessionId, now, session);
+    return this.appendLive(stamp, message, expiresAt, now, session);
+  }
+
+  /** Throws away the session's chat when it has expired, so the next append stamps a fresh one. */
+  async dropExpired(sessionId: string, now: Date, session?: StoreSession): Promise<void> {
+    await this.chats.deleteOne({ sessionId, expiresAt: { $lte: now } }, { session });
+  }
+
+  /**
+   * `append` without its expiry check, for a caller that ran `dropExpired` itself (the chat path
+   * runs it beside the variant selection, off the way to the first frame).
+   */
+  async appendLive(stamp: ChatStamp, message: ChatMessage, expiresAt: Date, now: Date, session?: StoreSession): Promise<Chat> {
     const set: Record<string, unknown> = { expiresAt, lastActivityAt: now };
     const setOnInsert: Record<string, unknown> = {
       flowId: stamp.flowId,
@@ -95,11 +107,6 @@ export class ChatRepository implements OnModuleInit {
     return toEntity(doc as ChatDocument);
   }
 
-  /** Stamps the version of the chat's first run, once (the chat is created before its run starts). */
-  async stampVersion(sessionId: string, versionHash: string): Promise<void> {
-    await this.chats.updateOne({ sessionId, versionHash: '' }, { $set: { versionHash } });
-  }
-
   /**
    * Takes back a user turn whose run could not start (nothing half-written): the chat goes when
    * that turn was all it had.
@@ -112,9 +119,12 @@ export class ChatRepository implements OnModuleInit {
     else await this.chats.updateOne({ _id: doc._id }, { $set: { messages } });
   }
 
-  /** Records that a run serves this chat. */
-  async addRun(sessionId: string, runId: string, session?: StoreSession): Promise<void> {
-    await this.chats.updateOne({ sessionId }, { $addToSet: { runIds: runId } }, { session });
+  /**
+   * Records that a run serves this chat; `versionHash` (given for the chat's first run, created
+   * before its run started) stamps the version in the same write.
+   */
+  async addRun(sessionId: string, runId: string, versionHash?: string, session?: StoreSession): Promise<void> {
+    await this.chats.updateOne({ sessionId }, { $addToSet: { runIds: runId }, ...(versionHash ? { $set: { versionHash } } : {}) }, { session });
   }
 
   /**

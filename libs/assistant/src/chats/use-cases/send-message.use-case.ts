@@ -71,16 +71,21 @@ export class SendMessageUseCase {
     const env = this.env;
     const sessionId = input.sessionId ?? newSessionId();
     const meta = { ...(input.meta ?? {}) } as Record<string, string>;
+    const now = new Date();
     let variant: VariantRef;
+    // The expired-chat check needs no variant: it runs beside the selection, one store round trip
+    // fewer before the first frame.
+    const dropped = this.chats.dropExpired(sessionId, now);
     try {
       variant = await this.upstream.select(env.ASSISTANT_DEPLOYMENT_ID, { session_id: sessionId, sessionId });
     } catch (e) {
+      await dropped.catch(() => undefined);
       throw upstreamFailure(e, 'deployments');
     }
+    await dropped;
 
-    const now = new Date();
     const turn: ChatMessage = { role: 'user', content: input.message, at: now };
-    const chat = await this.chats.append(
+    const chat = await this.chats.appendLive(
       { sessionId, userId: input.userId, flowId: variant.flowId || MODULE_FLOW_ID, versionHash: '', variantLabel: variant.label },
       turn,
       chatExpiry(now, env.ASSISTANT_CHAT_TTL_DAYS),
@@ -105,7 +110,7 @@ export class SendMessageUseCase {
       throw upstreamFailure(e, 'flow-runtime');
     }
     const { runId, versionId, versionHash, response } = opened;
-    await Promise.all([this.chats.addRun(sessionId, runId), chat.versionHash ? undefined : this.chats.stampVersion(sessionId, versionHash)]);
+    await this.chats.addRun(sessionId, runId, chat.versionHash ? undefined : versionHash);
     const relay = new ChatRelay(response.body!, abort, {
       session: { sessionId, runId, flowId: variant.flowId, versionId, variant: variant.label },
       startedAt,

@@ -129,21 +129,39 @@ export function applyUpdate(doc: Doc, prepared: PreparedUpdate, inserting: boole
 }
 
 /**
- * The commonest update, `$set` of top-level fields, applied without mingo: mingo builds its operator
- * context on every call, which dominated write-heavy paths (run records). Returns undefined when the
- * modifier needs the general updater.
+ * The commonest updates, `$set`, `$push` and `$addToSet` of single values on top-level fields,
+ * applied without mingo: mingo builds its operator context on every call, which dominated
+ * write-heavy paths (run records, chat turns). Returns undefined when the modifier needs the
+ * general updater (dotted paths, `$each` and other modifiers, one field under two operators).
  */
 function setTopLevelOnly(doc: Doc, modifier: Record<string, unknown>): boolean | undefined {
-  const ops = Object.keys(modifier);
-  if (ops.length !== 1 || ops[0] !== '$set') return undefined;
-  const set = modifier.$set as Doc;
-  for (const k in set) if (k.includes('.') || k.startsWith('$') || k === '_id') return undefined;
+  const seen = new Set<string>();
+  for (const op in modifier) {
+    if (op !== '$set' && op !== '$push' && op !== '$addToSet') return undefined;
+    const fields = modifier[op] as Doc;
+    for (const k in fields) {
+      if (k.includes('.') || k.startsWith('$') || k === '_id' || seen.has(k)) return undefined;
+      seen.add(k);
+      const v = fields[k];
+      if (op !== '$set' && isPlainObject(v) && Object.keys(v).some((f) => f.startsWith('$'))) return undefined;
+    }
+  }
   let changed = false;
-  for (const k in set) {
-    const v = set[k];
-    if (k in doc && isDeepStrictEqual(doc[k], v)) continue;
-    doc[k] = cloneValue(v);
-    changed = true;
+  for (const op in modifier) {
+    const fields = modifier[op] as Doc;
+    for (const k in fields) {
+      const v = fields[k];
+      if (op === '$set') {
+        if (k in doc && isDeepStrictEqual(doc[k], v)) continue;
+        doc[k] = cloneValue(v);
+      } else {
+        // checkTargets has refused non-array targets already.
+        const list = (doc[k] as unknown[] | undefined) ?? [];
+        if (op === '$addToSet' && list.some((x) => isDeepStrictEqual(x, v))) continue;
+        doc[k] = [...list, cloneValue(v)];
+      }
+      changed = true;
+    }
   }
   return changed;
 }

@@ -389,7 +389,8 @@ async function memoryPerStream(): Promise<BenchResult[]> {
 }
 
 export async function run(): Promise<BenchResult[]> {
-  return [...(await latencyAndRate()), ...(await memoryPerStream())];
+  // ASSISTANT_BENCH_MEMORY=0 skips the memory part (profiling the chat path with --cpu-prof).
+  return [...(await latencyAndRate()), ...(process.env.ASSISTANT_BENCH_MEMORY === '0' ? [] : await memoryPerStream())];
 }
 
 if (require.main === module) {

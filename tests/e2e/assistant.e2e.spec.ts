@@ -87,12 +87,11 @@ describe('assistant chat through the gateway', () => {
     const unknown = await call(`${api}/admin/assistant/reset?template=nope`, { method: 'POST', bearer: admin });
     expect(unknown.status).toBe(400);
     expect(unknown.body.message).toContain('default-stream');
-    expect((await call(`${api}/admin/assistant/reset?template=rag`, { method: 'POST', bearer: admin })).status).toBe(400);
     expect((await call(`${api}/assistant/reset?template=echo`, { method: 'POST', bearer: root })).status).toBe(400);
     expect((await call(`${api}/assistant/reset?template=default`, { method: 'POST', bearer: admin })).status).toBe(403);
     const templates = await call(`${api}/admin/assistant/templates`, { bearer: admin });
     expect(templates.body.items).toHaveLength(11);
-    expect(templates.body.items.filter((t: { available: boolean }) => t.available).map((t: { name: string }) => t.name)).toEqual(['echo', 'minimal', 'default', 'default-stream']);
+    expect(templates.body.items.every((t: { available: boolean }) => t.available)).toBe(true);
     await call(`${api}/admin/assistant/reset?template=echo`, { method: 'POST', bearer: admin });
   });
 

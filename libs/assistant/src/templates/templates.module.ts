@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { KnowledgeSearchClient } from '../knowledge/use-cases/search.client';
 import { UpstreamModule } from '../upstream/upstream.module';
 import { AssistantTemplatesController } from './http/assistant-templates.controller';
 import { EnsureModuleFlowUseCase } from './use-cases/ensure-module-flow.use-case';
@@ -8,6 +9,6 @@ import { ResetAssistantUseCase } from './use-cases/reset-assistant.use-case';
 @Module({
   imports: [UpstreamModule],
   controllers: [AssistantTemplatesController],
-  providers: [EnsureModuleFlowUseCase, ResetAssistantUseCase],
+  providers: [EnsureModuleFlowUseCase, ResetAssistantUseCase, KnowledgeSearchClient],
 })
 export class TemplatesModule {}

@@ -44,7 +44,10 @@ describe('chat rules', () => {
     expect(capabilitiesOf(templateDocument('echo'))).toEqual({ handoff: false, escalation: false, streaming: false });
     expect(capabilitiesOf(templateDocument('default'))).toEqual({ handoff: true, escalation: false, streaming: false });
     expect(capabilitiesOf(templateDocument('default-stream'))).toEqual({ handoff: true, escalation: false, streaming: true });
-    expect(templateDocument('rag')).toBeUndefined();
+    expect(capabilitiesOf(templateDocument('production'))).toEqual({ handoff: true, escalation: true, streaming: false });
+    expect(capabilitiesOf(templateDocument('multi-guard'))).toEqual({ handoff: false, escalation: false, streaming: false });
+    expect(capabilitiesOf(templateDocument('rag-stream'))).toEqual({ handoff: true, escalation: false, streaming: true });
+    expect(capabilitiesOf(templateDocument('qa-only'))).toEqual({ handoff: false, escalation: false, streaming: false });
   });
 
   it('folds chats into per-variant stats with quantiles and ledger totals', () => {

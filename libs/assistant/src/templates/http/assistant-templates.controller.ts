@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Post, Query, Req } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { AdminRoute, Superuser } from '@flowplane/platform/auth';
 import { ASSISTANT_TEMPLATES, PUBLIC_RESET_TEMPLATES } from '../domain/assistant-templates';
@@ -25,6 +25,7 @@ export class ResetView {
   @ApiProperty() versionId!: string;
   @ApiProperty() template!: string;
   @ApiProperty({ enum: [true] }) published!: boolean;
+  @ApiPropertyOptional({ type: [String], description: 'What the published flow lacks, for example a missing or empty knowledge index of a retrieval template.' }) warnings?: string[];
 }
 
 function bearer(req: Request): string {

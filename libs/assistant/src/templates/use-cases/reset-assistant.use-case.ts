@@ -3,7 +3,9 @@ import { DomainException } from '@flowplane/platform/http';
 import { SERVICE_CONFIG, type ServiceConfig, ServiceClients } from '@flowplane/platform/service';
 import type { AssistantEnv } from '../../assistant.env';
 import { UpstreamClients } from '../../upstream/upstream.clients';
-import { ASSISTANT_TEMPLATES, templateDocument, templateNamed } from '../domain/assistant-templates';
+import { ServiceCallError, ServiceUnavailableError } from '@flowplane/contracts';
+import { KnowledgeSearchClient } from '../../knowledge/use-cases/search.client';
+import { ASSISTANT_TEMPLATES, RAG_NODE_ID, templateDocument, templateNamed } from '../domain/assistant-templates';
 import { MODULE_FLOW_ID } from './ensure-module-flow.use-case';
 
 /** Answer of the reset routes. */
@@ -12,6 +14,8 @@ export interface ResetResult {
   versionId: string;
   template: string;
   published: true;
+  /** What the published flow lacks to work fully (an empty or missing knowledge index); omitted when nothing. */
+  warnings?: string[];
 }
 
 /**
@@ -26,6 +30,7 @@ export class ResetAssistantUseCase {
     private readonly upstream: UpstreamClients,
     private readonly clients: ServiceClients,
     @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig,
+    private readonly search: KnowledgeSearchClient,
   ) {}
 
   async execute(templateName: string | undefined, allowed: readonly string[] | undefined, callerToken: string): Promise<ResetResult> {
@@ -45,7 +50,29 @@ export class ResetAssistantUseCase {
     const flowId = deployment?.variants.find((v) => v.label === 'stable')?.flowId ?? MODULE_FLOW_ID;
     const saved = await this.call<{ versionId: string }>('POST', `/flows/${encodeURIComponent(flowId)}/versions`, document, callerToken);
     await this.call('POST', `/flows/${encodeURIComponent(flowId)}/publish`, { versionID: saved.versionId }, callerToken);
-    return { flowId, versionId: saved.versionId, template: name, published: true };
+    const warnings = await this.indexWarnings(document.nodes.filter((n) => n.action_ref === RAG_NODE_ID).map((n) => String(n.config?.index ?? 'svc_docs')));
+    return { flowId, versionId: saved.versionId, template: name, published: true, ...(warnings.length ? { warnings } : {}) };
+  }
+
+  /**
+   * A retrieval template publishes whatever its index holds (an operator may ingest afterwards);
+   * the answer says when the index is missing or empty, or could not be checked.
+   */
+  private async indexWarnings(indexes: string[]): Promise<string[]> {
+    const warnings: string[] = [];
+    for (const index of [...new Set(indexes)]) {
+      try {
+        const { hits } = await this.search.query(index, 'probe', 1, AbortSignal.timeout(5_000));
+        if (hits.length === 0) warnings.push(`the knowledge index ${index} is empty: fill it with assistant-ingest or POST /admin/assistant/ingest; until then the assistant answers without excerpts`);
+      } catch (e) {
+        if (e instanceof ServiceCallError && !(e instanceof ServiceUnavailableError) && e.status === 404) {
+          warnings.push(`the knowledge index ${index} does not exist: fill it with assistant-ingest or POST /admin/assistant/ingest; until then the assistant answers without excerpts`);
+        } else {
+          warnings.push(`the knowledge index ${index} could not be checked (the search service did not answer); the flow is published anyway`);
+        }
+      }
+    }
+    return warnings;
   }
 
   /** A flow-runtime admin route as the caller; its refusals pass through with their status. */

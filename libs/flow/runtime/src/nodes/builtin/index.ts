@@ -2,8 +2,10 @@ import type { AssistantHandoffClient } from '@flowplane/contracts';
 import type { NodeDefinition } from '@flowplane/flow/engine';
 import { assistantHandoffNode } from './assistant-handoff.node';
 import type { BusPublisher } from './bus-publisher';
+import { chatWindowNode } from './chat-window.node';
 import { emailSendNode } from './email-send.node';
 import { emitEventNode } from './emit-event.node';
+import { escalationDetectNode } from './escalation-detect.node';
 import { eventSourceNode } from './event-source.node';
 import { httpRequestNode, type ResolveAll } from './http-request.node';
 import { routerNode } from './router.node';
@@ -24,6 +26,8 @@ export function builtinNodes(deps: BuiltinNodeDeps): NodeDefinition[] {
     eventSourceNode,
     templateRenderNode,
     routerNode,
+    escalationDetectNode,
+    chatWindowNode,
     emailSendNode(deps.bus),
     emitEventNode(deps.bus),
     httpRequestNode({ allowPrivate: () => deps.env['FLOW_HTTP_ALLOW_PRIVATE']?.trim().toLowerCase() === 'true', resolve: deps.resolve }),

@@ -68,5 +68,7 @@ describe('assistant template catalog', () => {
     expect(chat.config?.outputKey).toBeUndefined();
     expect(byRef('rag-rewrite', 'svc/assistant-rag-context')[0].config).toMatchObject({ queryKey: REWRITE_QUERY_KEY });
     expect(edgesOf('rag-rewrite').filter((e) => e.port === 'Allow' && e.from === 'input_guard').map((e) => e.to)).toEqual(['rewrite']);
+    expect(edgesOf('rag-rewrite').filter((e) => e.from === 'rewrite').map((e) => `${e.port}>${e.to}`)).toEqual(['Reply>retrieve', 'Error>chat_failed']);
+    expect(edgesOf('rag').filter((e) => e.from === 'retrieve').map((e) => `${e.port}>${e.to}`)).toEqual(['out>chat', 'Error>chat']);
   });
 });

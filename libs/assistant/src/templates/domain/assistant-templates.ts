@@ -146,8 +146,9 @@ function guarded(name: string, description: string, o: Shape): FlowDocument {
   edges.push(...guardEdges('input_guard', chain[0]));
   for (let i = 0; i + 1 < chain.length; i++) {
     const from = chain[i];
-    // The rewrite step is a chat call (port Reply; on Error retrieval still searches the question); retrieval's Error still reaches the model, which answers without excerpts.
-    if (from === 'rewrite') edges.push(edge('rewrite', chain[i + 1], { port: 'Reply' }), edge('rewrite', chain[i + 1], { port: 'Error' }));
+    // A failed rewrite call leaves no question to search (its Error packet is {error} alone): the user gets the apology, as on a failed chat call.
+    // Retrieval's Error keeps the packet's messages, so the model still answers, without excerpts.
+    if (from === 'rewrite') edges.push(edge('rewrite', chain[i + 1], { port: 'Reply' }), edge('rewrite', 'chat_failed', { port: 'Error' }));
     else if (from === 'retrieve') edges.push(edge('retrieve', chain[i + 1], { port: 'out' }), edge('retrieve', chain[i + 1], { port: 'Error' }));
     else edges.push(edge(from, chain[i + 1]));
   }

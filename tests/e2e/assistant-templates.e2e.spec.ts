@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
 import { call, json, parseSse, type SseEvent, testEnv, token, until } from '../support/http';
@@ -213,6 +214,31 @@ describe('assistant templates through /assistant/messages', () => {
     const intent = await chat('a person please', { meta: { intent: 'handoff', email: 'c@example.com' } });
     expect(intent.message.content).toBe('You said: "a person please".');
   });
+
+  it('multi-guard on a classifier outage: each pair fails open then closed, the chat is refused without a model call', async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    await new Promise((resolve) => server.close(resolve));
+    const profile = await call(`${api}/admin/profiles`, {
+      method: 'POST',
+      bearer: await token('alice', ['admin:access', 'profiles:*']),
+      ...json({ module: 'llm', kind: 'llm-chat', profileId: 'classifier-down', name: 'Classifier that is down', config: { providerID: 'openai-compatible', baseURL: `http://127.0.0.1:${port}/v1`, model: 'guard' } }),
+    });
+    expect(profile.status).toBe(201);
+    const { versionId } = await reset('multi-guard');
+    const document = (await call(`${api}/flows/assistant/versions/${versionId}`, { bearer: admin })).body.document;
+    for (const n of document.nodes) if (n.action_ref === 'svc/guard') n.config.profile = 'classifier-down';
+    const saved = await call(`${api}/flows/assistant/versions`, { method: 'POST', bearer: admin, ...json(document) });
+    expect((await call(`${api}/flows/assistant/publish`, { method: 'POST', bearer: admin, ...json({ versionID: saved.body.versionId }) })).status).toBe(200);
+    const t = await chat('Where is my parcel?');
+    expect(t.message).toMatchObject({ content: REFUSAL, status: 'rejected' });
+    const run = await call(`${api}/runs/${t.runId}`, { bearer: admin });
+    const warnings = (run.body.timeline as Array<{ type: string; data: { nodeId: string; level?: string; message?: string } }>).filter((e) => e.type === 'node.log' && e.data.level === 'warn');
+    expect(warnings.find((e) => e.data.nodeId === 'input_guard_1')?.data.message).toMatch(/failing open/);
+    expect(warnings.find((e) => e.data.nodeId === 'input_guard_2')?.data.message).toMatch(/failing closed/);
+    expect(await steps(t.runId)).toMatchObject({ status: 'rejected', guards: 2, models: 0 });
+  }, 30_000);
 
   describe('retrieval, after ingesting a document', () => {
     beforeAll(async () => {

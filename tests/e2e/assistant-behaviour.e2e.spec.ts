@@ -2,7 +2,9 @@ import { NODE_REGISTRY } from '@flowplane/flow-runtime';
 import type { NodeDefinition, NodeRegistry } from '@flowplane/flow/engine';
 import { SETTINGS_SCHEMA_DIALECT } from '@flowplane/flow/ir';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
-import { call, json, parseSse, type SseEvent, testEnv, token, until } from '../support/http';
+import { UpstreamClients } from '../../libs/assistant/src/upstream/upstream.clients';
+import { VariantResolver } from '../../libs/assistant/src/upstream/variant-resolver';
+import { call, json, parseSse, serviceToken, type SseEvent, testEnv, token, until } from '../support/http';
 
 /**
  * Test nodes registered on the platform's engine: `test/drip` streams `count` tokens `delayMs`
@@ -243,6 +245,57 @@ describe('assistant behaviour: disconnects, streaming, variants, limits and faul
     expect((await call(`${api}/deployments/assistant`, { method: 'PATCH', bearer: admin, ...json({ variants: [{ label: 'stable', flowId: 'assistant', weight: 100 }] }) })).status).toBe(200);
   });
 
+  it('selects variants in the assistant exactly as the deployments select route does, for many sessions and weights', async () => {
+    const assistant = platform.services.find((s) => s.name === 'assistant')!.app;
+    const resolver = assistant.get(VariantResolver);
+    const remote = jest.spyOn(assistant.get(UpstreamClients), 'select');
+    const selectToken = await serviceToken('assistant', 'deployments', ['internal:deployments:select']);
+    const deploymentsUrl = platform.services.find((s) => s.name === 'deployments')!.url;
+    const revisions: number[] = [];
+    const sub = await platform.bus.subscribe<{ deploymentId: string; revision: number }>(['deployments.changed'], { groupId: 'test-agreement', fromBeginning: false }, async (e) => {
+      if (e.data.deploymentId === 'assistant') revisions.push(e.data.revision);
+    });
+    try {
+      for (const [a, b] of [[50, 50], [90, 10], [1, 3], [0, 1]]) {
+        const patched = await call(`${api}/deployments/assistant`, { method: 'PATCH', bearer: admin, ...json({ variants: [{ label: 'stable', flowId: 'assistant', weight: a }, { label: 'b', flowId: 'assistant-b', weight: b }] }) });
+        expect(patched.status).toBe(200);
+        // The change has been announced (and, a moment later, heard by the assistant too).
+        await until(async () => revisions.at(-1), (r) => r === patched.body.revision, 2000, 10);
+        await new Promise((r) => setTimeout(r, 50));
+        // Warm: the first selection after a change asks remotely and reads the record in the background.
+        await until(async () => (remote.mockClear(), await resolver.select({ session_id: 'warm-up-1', sessionId: 'warm-up-1' }), remote.mock.calls.length), (n) => n === 0, 2000, 20);
+        for (let i = 0; i < 250; i++) {
+          const sessionId = `agree-${a}-${b}-${i}-${(i * 2654435761) % 1e9}`;
+          const meta = { session_id: sessionId, sessionId };
+          const local = await resolver.select(meta);
+          const r = await call(`${deploymentsUrl}/internal/deployments/assistant/select`, { method: 'POST', bearer: selectToken, ...json({ meta }) });
+          expect({ sessionId, label: local.label, flowId: local.flowId }).toEqual({ sessionId, label: r.body.variant.label, flowId: r.body.variant.flowId });
+        }
+        expect(remote).not.toHaveBeenCalled();
+      }
+    } finally {
+      remote.mockRestore();
+      await sub.stop();
+    }
+    expect((await call(`${api}/deployments/assistant`, { method: 'PATCH', bearer: admin, ...json({ variants: [{ label: 'stable', flowId: 'assistant', weight: 100 }] }) })).status).toBe(200);
+  });
+
+  it('honours a PATCH of the variants in the next message within a second', async () => {
+    const variantOf = async (sessionId: string) => parseSse(await (await chat({ sessionId, message: 'which?' })).text())[0].data.variant;
+    // The cache is warm on `stable` alone.
+    await until(() => variantOf(`patch-warm-${Date.now()}`), (v) => v === 'stable', 2000, 20);
+    expect(await variantOf(`patch-warm-${Date.now()}-2`)).toBe('stable');
+    const patched = await call(`${api}/deployments/assistant`, { method: 'PATCH', bearer: admin, ...json({ variants: [{ label: 'stable', flowId: 'assistant', weight: 0 }, { label: 'b', flowId: 'assistant-b', weight: 1 }] }) });
+    expect(patched.status).toBe(200);
+    const started = Date.now();
+    let n = 0;
+    expect(await until(() => variantOf(`patch-after-${n++}`), (v) => v === 'b', 1000, 10)).toBe('b');
+    expect(Date.now() - started).toBeLessThan(1000);
+    // Every later message stays on the new split.
+    for (let i = 0; i < 5; i++) expect(await variantOf(`patch-later-${i}`)).toBe('b');
+    expect((await call(`${api}/deployments/assistant`, { method: 'PATCH', bearer: admin, ...json({ variants: [{ label: 'stable', flowId: 'assistant', weight: 100 }] }) })).status).toBe(200);
+  });
+
   it('refuses the 4th anonymous message of a session within a minute with 429, Retry-After and the standard body; other sessions go on', async () => {
     const sessionId = 'limited-session-1';
     for (let i = 0; i < 3; i++) expect((await chat({ sessionId, message: `m${i}` })).status).toBe(200);
@@ -274,6 +327,9 @@ describe('assistant behaviour: disconnects, streaming, variants, limits and faul
     expect((await call(`${api}/assistant/chats/me/down-session-2`)).status).toBe(404);
 
     await platform.services.find((s) => s.name === 'deployments')!.close();
+    // The assistant selects from its copy of the deployment while that is fresh; once the copy is
+    // gone (its TTL or a change event), a deployments outage is a 503 that names deployments.
+    platform.services.find((s) => s.name === 'assistant')!.app.get(VariantResolver).invalidate();
     const res = await call(`${api}/assistant/messages`, { method: 'POST', ...json({ sessionId: 'down-session-3', message: 'still down' }) });
     expect(res.status).toBe(503);
     expect(res.body).toMatchObject({ statusCode: 503, code: expect.any(String), message: expect.stringContaining('deployments') });

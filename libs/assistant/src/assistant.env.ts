@@ -21,6 +21,10 @@ export class AssistantEnv {
   @IsString() @Matches(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/)
   ASSISTANT_DEPLOYMENT_ID = 'assistant';
 
+  /** How long the chat path trusts its copy of the deployment (every `deployments.changed` drops it at once); 0 asks the deployments service on every message. */
+  @Type(() => Number) @IsInt() @Min(0) @Max(3_600_000)
+  ASSISTANT_DEPLOYMENT_CACHE_MS = 10_000;
+
   /** Legacy single-flow setting: the flow of the deployment created when none exists (rule 8). */
   @IsOptional() @IsString() @Matches(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/)
   ASSISTANT_FLOW_ID?: string;

@@ -6,6 +6,7 @@ import type { AssistantEnv } from '../../assistant.env';
 import { MODULE_FLOW_ID } from '../../templates/use-cases/ensure-module-flow.use-case';
 import { UpstreamClients, type VariantRef } from '../../upstream/upstream.clients';
 import { upstreamFailure } from '../../upstream/upstream.errors';
+import { VariantResolver } from '../../upstream/variant-resolver';
 import { chatExpiry, type ChatMessage, SESSION_ID_PATTERN } from '../domain/chat.entity';
 import { ChatRepository } from '../persistence/chat.repository';
 import { ChatRelay } from './chat-relay';
@@ -32,8 +33,8 @@ export function newSessionId(): string {
 }
 
 /**
- * `POST /assistant/messages` (rules 1, 2, 7, 24): picks the session's variant through the
- * deployments service (sticky by session id), appends the user turn (creating and stamping the chat
+ * `POST /assistant/messages` (rules 1, 2, 7, 24): picks the session's variant as the
+ * deployments service would (sticky by session id; VariantResolver), appends the user turn (creating and stamping the chat
  * on the first message, moving its expiry), starts a run in flow-runtime with the last
  * ASSISTANT_HISTORY_TURNS turns and run meta `source: assistant`, and hands back a relay that
  * stores the assistant turn when the run ends. Nothing is half-written when a dependency is down:
@@ -46,6 +47,7 @@ export class SendMessageUseCase {
   constructor(
     private readonly chats: ChatRepository,
     private readonly upstream: UpstreamClients,
+    private readonly variants: VariantResolver,
     @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig,
   ) {}
 
@@ -77,7 +79,7 @@ export class SendMessageUseCase {
     // fewer before the first frame.
     const dropped = this.chats.dropExpired(sessionId, now);
     try {
-      variant = await this.upstream.select(env.ASSISTANT_DEPLOYMENT_ID, { session_id: sessionId, sessionId });
+      variant = await this.variants.select({ session_id: sessionId, sessionId });
     } catch (e) {
       await dropped.catch(() => undefined);
       throw upstreamFailure(e, 'deployments');

@@ -33,7 +33,7 @@ export class ChatRelay {
   private firstFrameMs?: number;
 
   constructor(
-    private readonly body: ReadableStream<Uint8Array>,
+    private readonly body: AsyncIterable<Uint8Array>,
     private readonly abort: AbortController,
     private readonly ctx: RelayContext,
   ) {}
@@ -81,7 +81,7 @@ export class ChatRelay {
     timer.unref();
     let lastSeq = 0;
     try {
-      for await (const f of sseFrames(this.body as unknown as AsyncIterable<Uint8Array>)) {
+      for await (const f of sseFrames(this.body)) {
         let e: RunEventIn;
         try {
           e = { seq: Number(f.id), type: f.event, data: JSON.parse(f.data) as Record<string, unknown> | null };

@@ -3,6 +3,9 @@ import { type Logger } from '@nestjs/common';
 import { chatStepOf, type ErrorFrame, type RunEventIn, type SessionFrame } from '../domain/chat-frames';
 import { encodeFrame, sseFrames } from '../domain/sse';
 
+/** How long the rest of a run's stream may take after its terminal frame before the relay drops it. */
+const DRAIN_MS = 2000;
+
 /** Where frames go: the client's response while it is connected. */
 export interface FrameSink {
   write(text: string): void;
@@ -77,11 +80,21 @@ export class ChatRelay {
   }
 
   private async pump(): Promise<void> {
-    const timer = setTimeout(() => this.abort.abort(new Error('timeout')), this.ctx.timeoutMs);
+    let timer = setTimeout(() => this.abort.abort(new Error('timeout')), this.ctx.timeoutMs);
     timer.unref();
+    /**
+     * After the terminal frame the rest of the run's stream (its end, at once) is still read, so
+     * the connection goes back to the keep-alive pool instead of being torn down; DRAIN_MS bounds it.
+     */
+    const drain = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => this.abort.abort(new Error('drained')), DRAIN_MS);
+      timer.unref();
+    };
     let lastSeq = 0;
     try {
       for await (const f of sseFrames(this.body)) {
+        if (this.done) continue;
         let e: RunEventIn;
         try {
           e = { seq: Number(f.id), type: f.event, data: JSON.parse(f.data) as Record<string, unknown> | null };
@@ -105,18 +118,20 @@ export class ChatRelay {
           }
           this.write(step.seq, 'message', step.reply);
           this.finish();
-          return;
+          drain();
         } else if (step.kind === 'failed') {
           // The chat is public: what a node threw (hosts, queries, upstream bodies) stays in the
           // log under the errorId, as on route deployments.
           this.fail(step.seq, step.code, 'the assistant could not answer; quote the errorId when reporting it', step.message);
-          return;
+          drain();
         }
       }
-      if (this.ctx.resumed) this.finish();
+      if (this.done || this.ctx.resumed) this.finish();
       else this.fail(lastSeq + 1, 'RUN_STREAM_LOST', 'the run stream ended before the run did; resume with Last-Event-ID');
     } catch (err) {
-      if (this.abort.signal.aborted && (this.abort.signal.reason as Error | undefined)?.message === 'timeout') {
+      if (this.done) {
+        // The answer was complete: a stream that breaks or lingers while draining changes nothing.
+      } else if (this.abort.signal.aborted && (this.abort.signal.reason as Error | undefined)?.message === 'timeout') {
         this.fail(lastSeq + 1, 'RUN_TIMEOUT', `the flow did not answer within ${this.ctx.timeoutMs} ms`);
       } else if (!this.done) {
         this.fail(lastSeq + 1, 'RUN_STREAM_LOST', `the run stream broke: ${(err as Error).message}`);

@@ -2,6 +2,7 @@ export * from './bus-probe';
 export * from './redaction';
 export * from './run-service';
 export * from './service-clients';
+export * from './remote-node-registration';
 export * from './service-definition';
 export * from './start-service';
 export * from './tokens';

@@ -1,3 +1,4 @@
+import { stronglyConnected } from '@flowplane/flow/ir';
 import { PIPELINE_CODES } from './codes';
 import type { ApiModel, Diagnostic, ModelModule } from './model';
 import { type SourceMap } from './source';
@@ -55,48 +56,7 @@ export function orderModules(modules: readonly ModelModule[], options: { map?: S
  */
 function findCycles(deps: number[][]): number[][] {
   const n = deps.length;
-  // Tarjan's algorithm, iterative to stay safe on long chains.
-  const index = new Array<number>(n).fill(-1);
-  const low = new Array<number>(n).fill(0);
-  const onStack = new Array<boolean>(n).fill(false);
-  const stack: number[] = [];
-  const comp = new Array<number>(n).fill(-1);
-  let counter = 0;
-  let comps = 0;
-  for (let root = 0; root < n; root++) {
-    if (index[root] >= 0) continue;
-    const work: Array<[number, number]> = [[root, 0]];
-    index[root] = low[root] = counter++;
-    stack.push(root);
-    onStack[root] = true;
-    while (work.length) {
-      const top = work[work.length - 1];
-      const [v, k] = top;
-      if (k < deps[v].length) {
-        top[1]++;
-        const w = deps[v][k];
-        if (index[w] < 0) {
-          index[w] = low[w] = counter++;
-          stack.push(w);
-          onStack[w] = true;
-          work.push([w, 0]);
-        } else if (onStack[w]) low[v] = Math.min(low[v], index[w]);
-        continue;
-      }
-      work.pop();
-      if (work.length) low[work[work.length - 1][0]] = Math.min(low[work[work.length - 1][0]], low[v]);
-      if (low[v] === index[v]) {
-        let w: number;
-        do {
-          w = stack.pop() as number;
-          onStack[w] = false;
-          comp[w] = comps;
-        } while (w !== v);
-        comps++;
-      }
-    }
-  }
-
+  const comp = stronglyConnected(deps);
   const cycles: number[][] = [];
   const seen = new Set<number>();
   for (let i = 0; i < n; i++) {

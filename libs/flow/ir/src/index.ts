@@ -12,3 +12,4 @@ export { escapePointerToken, jsonPointer, pointerTokens } from './json-pointer.u
 export { createSettingsAjv, SETTINGS_SCHEMA_DIALECT, SETTINGS_SCHEMA_KEYWORDS } from './settings-schema.ajv';
 export { settingsProblems, isBlankSetting, type SettingsProblem, type SettingsCheckOptions } from './node-settings.validator';
 export { packetConflicts } from './packet-compatibility';
+export * from './strongly-connected';

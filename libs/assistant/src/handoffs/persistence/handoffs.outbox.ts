@@ -1,7 +1,7 @@
-import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { type AssistantHandoffRequestedPayload, Topics } from '@flowplane/contracts';
-import { EVENT_BUS, type EventBus, Outbox } from '@flowplane/platform/bus';
-import { STORE } from '@flowplane/platform/service';
+import { EVENT_BUS, type EventBus } from '@flowplane/platform/bus';
+import { FeatureOutbox, STORE } from '@flowplane/platform/service';
 import type { Store, StoreSession } from '@flowplane/platform/store';
 
 /**
@@ -10,33 +10,11 @@ import type { Store, StoreSession } from '@flowplane/platform/store';
  * publishes the event, so a crash between the write and the publish never loses the event.
  */
 @Injectable()
-export class HandoffsOutbox implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class HandoffsOutbox extends FeatureOutbox {
   static readonly COLLECTION = 'assistant_outbox';
-  private readonly log = new Logger('HandoffsOutbox');
-  readonly outbox: Outbox;
 
   constructor(@Inject(STORE) store: Store, @Inject(EVENT_BUS) bus: EventBus) {
-    this.outbox = new Outbox(store, bus, {
-      collection: HandoffsOutbox.COLLECTION,
-      source: '/services/assistant',
-      logger: {
-        warn: (m, meta) => this.log.warn({ ...meta }, m),
-        error: (m, meta) => this.log.error({ ...meta }, m),
-      },
-    });
-  }
-
-  onApplicationBootstrap(): void {
-    this.outbox.start();
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.outbox.stop();
-  }
-
-  /** Runs `fn` in a store transaction and publishes what it announced once it committed. */
-  transaction<R>(fn: (session: StoreSession) => Promise<R>): Promise<R> {
-    return this.outbox.withTransaction(fn);
+    super(store, bus, { collection: HandoffsOutbox.COLLECTION, source: '/services/assistant' });
   }
 
   /** Announces a filed handoff inside the filing transaction (keyed by session, so one session's events stay in order). */

@@ -1,13 +1,7 @@
-import {
-  type BeforeApplicationShutdown,
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-} from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { type I18nKeyChangeReason, type I18nKeysChangedPayload, type I18nUpdatedPayload, Topics } from '@flowplane/contracts';
-import { EVENT_BUS, type EventBus, Outbox } from '@flowplane/platform/bus';
-import { STORE } from '@flowplane/platform/service';
+import { EVENT_BUS, type EventBus } from '@flowplane/platform/bus';
+import { FeatureOutbox, STORE } from '@flowplane/platform/service';
 import type { Store, StoreSession } from '@flowplane/platform/store';
 import { I18nConfig } from '../../i18n.config';
 
@@ -17,37 +11,15 @@ import { I18nConfig } from '../../i18n.config';
  * transaction, then the relay publishes them, so no replica misses an invalidation of a committed write.
  */
 @Injectable()
-export class I18nOutbox implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class I18nOutbox extends FeatureOutbox {
   static readonly COLLECTION = 'i18n_outbox';
-  private readonly log = new Logger('I18nOutbox');
-  readonly outbox: Outbox;
 
-  constructor(
-    @Inject(STORE) store: Store,
-    @Inject(EVENT_BUS) bus: EventBus,
-    @Inject(I18nConfig) private readonly config: I18nConfig,
-  ) {
-    this.outbox = new Outbox(store, bus, {
-      collection: I18nOutbox.COLLECTION,
-      source: '/services/i18n',
-      logger: {
-        warn: (m, meta) => this.log.warn({ ...meta }, m),
-        error: (m, meta) => this.log.error({ ...meta }, m),
-      },
-    });
+  constructor(@Inject(STORE) store: Store, @Inject(EVENT_BUS) bus: EventBus, @Inject(I18nConfig) private readonly config: I18nConfig) {
+    super(store, bus, { collection: I18nOutbox.COLLECTION, source: '/services/i18n' });
   }
 
-  onApplicationBootstrap(): void {
-    if (this.config.enabled) this.outbox.start();
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.outbox.stop();
-  }
-
-  /** Runs `fn` in a store transaction and publishes what it announced once it committed. */
-  transaction<R>(fn: (session: StoreSession) => Promise<R>): Promise<R> {
-    return this.outbox.withTransaction(fn);
+  protected override get relayEnabled(): boolean {
+    return this.config.enabled;
   }
 
   /** Announces that the (ns, locale) bucket changed, for every replica's cache. */

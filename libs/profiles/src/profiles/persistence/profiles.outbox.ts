@@ -1,13 +1,7 @@
-import {
-  type BeforeApplicationShutdown,
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-} from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { type ProfilesUpdatedPayload, type ProfileWriteAction, Topics } from '@flowplane/contracts';
-import { EVENT_BUS, type EventBus, Outbox } from '@flowplane/platform/bus';
-import { STORE } from '@flowplane/platform/service';
+import { EVENT_BUS, type EventBus } from '@flowplane/platform/bus';
+import { FeatureOutbox, STORE } from '@flowplane/platform/service';
 import type { Store, StoreSession } from '@flowplane/platform/store';
 import { addressKey, type ProfileAddress } from '../domain/profile.entity';
 
@@ -18,33 +12,11 @@ import { addressKey, type ProfileAddress } from '../domain/profile.entity';
  * apart from any other outbox on the service's store.
  */
 @Injectable()
-export class ProfilesOutbox implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class ProfilesOutbox extends FeatureOutbox {
   static readonly COLLECTION = 'profiles_outbox';
-  private readonly log = new Logger('ProfilesOutbox');
-  readonly outbox: Outbox;
 
   constructor(@Inject(STORE) store: Store, @Inject(EVENT_BUS) bus: EventBus) {
-    this.outbox = new Outbox(store, bus, {
-      collection: ProfilesOutbox.COLLECTION,
-      source: '/services/profiles',
-      logger: {
-        warn: (m, meta) => this.log.warn({ ...meta }, m),
-        error: (m, meta) => this.log.error({ ...meta }, m),
-      },
-    });
-  }
-
-  onApplicationBootstrap(): void {
-    this.outbox.start();
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.outbox.stop();
-  }
-
-  /** Runs `fn` in a store transaction and publishes what it announced once it committed. */
-  transaction<R>(fn: (session: StoreSession) => Promise<R>): Promise<R> {
-    return this.outbox.withTransaction(fn);
+    super(store, bus, { collection: ProfilesOutbox.COLLECTION, source: '/services/profiles' });
   }
 
   /** Announces a profile write inside the write's transaction. */

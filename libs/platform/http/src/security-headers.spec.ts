@@ -1,6 +1,6 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, get, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseFrameAncestors, securityHeaderList, securityHeaders } from './security-headers';
+import { parseFrameAncestors, platformHelmet, securityHeaderList, securityHeaders } from './security-headers';
 
 describe('securityHeaders', () => {
   let server: Server;
@@ -39,6 +39,26 @@ describe('securityHeaders', () => {
     expect(list.get('x-content-type-options')).toBe('nosniff');
     expect(list.get('cross-origin-resource-policy')).toBe('cross-origin');
     expect(list.get('content-security-policy')).toContain("frame-ancestors 'none'");
+  });
+
+  it.each([[[]], [['https://shop.example.com', "'self'"]]])('writes the same raw headers as helmet itself, X-Powered-By removed (ancestors %j)', async (list: string[]) => {
+    const mw = { helmet: platformHelmet(list), ours: securityHeaders(list) };
+    const probe = createServer((req, res) => {
+      res.setHeader('X-Powered-By', 'Express');
+      res.setHeader('Date', 'Wed, 25 Nov 2026 00:00:00 GMT');
+      mw[req.url === '/helmet' ? 'helmet' : 'ours'](req, res, () => res.end('ok'));
+    });
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(probe.address() as AddressInfo).port}`;
+    const raw = (path: string) =>
+      new Promise<string[]>((resolve, reject) => get(base + path, (res) => (res.resume(), resolve(res.rawHeaders))).on('error', reject));
+    try {
+      const [theirs, ours] = [await raw('/helmet'), await raw('/ours')];
+      expect(ours).toEqual(theirs);
+      expect(ours.map((h) => h.toLowerCase())).not.toContain('x-powered-by');
+    } finally {
+      await new Promise((r) => probe.close(r));
+    }
   });
 });
 

@@ -63,6 +63,10 @@ export class PlatformModule {
         TerminusModule.forRoot({ logger: false }),
         LoggerModule.forRoot({
           forRoutes: [{ path: '{*path}', method: RequestMethod.ALL }],
+          // At silent no access line or request log can be written, so pino-http's per-request
+          // child loggers and listeners are skipped; the request id comes from requestIdMiddleware
+          // either way, and the root logger (PinoLogger.root) still exists.
+          ...(c.LOG_LEVEL === 'silent' ? { exclude: [{ path: '{*path}', method: RequestMethod.ALL }] } : {}),
           pinoHttp: c.LOG_PRETTY ? [httpLog, prettyLogStream()] : httpLog,
         }),
         AuthModule.forRoot({

@@ -22,6 +22,7 @@ describe('chat frames', () => {
     expect(replyOf({ text: 't' }, 'completed').content).toBe('t');
     expect(replyOf('plain', 'completed').content).toBe('plain');
     expect(replyOf(undefined, 'completed')).toEqual({ content: '', sources: [], actions: [], status: 'completed' });
+    expect(replyOf({ content: 'c', warnings: ['index svc_docs does not exist', 3, ''] }, 'completed').warnings).toEqual(['index svc_docs does not exist']);
   });
 
   it('parses SSE frames split across chunks and skips comments', async () => {

@@ -15,6 +15,8 @@ export interface MessageFrame {
   sources: ChatSource[];
   actions: ChatAction[];
   status: 'completed' | 'rejected';
+  /** What the answer could not use (a knowledge index that does not exist, ...); only when there is some. */
+  warnings?: string[];
 }
 
 /** Data of the terminal `error` frame. */
@@ -43,11 +45,13 @@ export type ChatStep =
 export function replyOf(output: unknown, status: MessageFrame['status']): MessageFrame {
   const o = output !== null && typeof output === 'object' && !Array.isArray(output) ? (output as Record<string, unknown>) : {};
   const text = typeof output === 'string' ? output : [o.content, o.text, o.reply, o.message].find((v) => typeof v === 'string');
+  const warnings = Array.isArray(o.warnings) ? o.warnings.filter((w): w is string => typeof w === 'string' && w.length > 0) : [];
   return {
     content: (text as string | undefined) ?? '',
     sources: Array.isArray(o.sources) ? (o.sources as ChatSource[]) : [],
     actions: Array.isArray(o.actions) ? (o.actions as ChatAction[]) : [],
     status,
+    ...(warnings.length ? { warnings } : {}),
   };
 }
 

@@ -156,7 +156,9 @@ export class SubscriberBindings implements OnApplicationBootstrap, BeforeApplica
       if (!versionId) return undefined;
       source = eventSourceOf(await this.flows.getVersion(stable.flowId, versionId));
     } catch {
-      source = undefined;
+      // The stable flow cannot be read here (not in this replica's store yet, or the store failed):
+      // bind on a later sync rather than under a stand-in group that would consume the topic twice.
+      return undefined;
     }
     const topic = d.labels['x-event'] || source?.topic;
     if (!topic) {

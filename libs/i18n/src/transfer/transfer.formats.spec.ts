@@ -19,7 +19,7 @@ const doc: TransferDocument = {
     { key: 'cart.greeting', source: 'Hello {{.Name}} & <b>welcome</b>', value: 'Witaj {{.Name}} & <b>witaj</b>', note: 'Name is the first name' },
     { key: 'cart.multiline', source: '  Line one\nline "two"\t', value: '  Linia pierwsza\nlinia „druga”\t' },
     { key: 'cart.mixed', source: 'You have {count, plural, one {# item} other {# items}}', value: 'Masz {count, plural, one {# rzecz} few {# rzeczy} many {# rzeczy} other {# rzeczy}}' },
-    { key: 'cart.todo', source: 'Not translated yet', note: 'a pending key' },
+    { key: 'cart.untranslated', source: 'Not translated yet', note: 'a pending key' },
     { key: 'cart.same', source: 'OK', value: 'OK' },
   ],
 };

@@ -3,19 +3,8 @@ import { STORE } from '@flowplane/platform/service';
 import type { Collection, Filter, Store, StoreDocument, StoreSession } from '@flowplane/platform/store';
 import type { Chat, ChatMessage, ChatStamp } from '../domain/chat.entity';
 
-interface ChatDocument extends StoreDocument {
-  sessionId: string;
-  userId?: string;
-  flowId: string;
-  versionHash: string;
-  variantLabel: string;
-  messages: ChatMessage[];
-  runIds: string[];
-  expiresAt: Date;
-  handoffId?: string;
-  lastActivityAt: Date;
-  createdAt: Date;
-}
+/** A stored chat: the entity without its id. */
+type ChatDocument = StoreDocument & Omit<Chat, 'id'>;
 
 /** Filters of the admin chat list. */
 export interface ChatListFilter {

@@ -1,29 +1,17 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { STORE } from '@flowplane/platform/service';
 import type { Collection, Filter, Store, StoreDocument, StoreSession, Update } from '@flowplane/platform/store';
-import type { Handoff, HandoffPriority, HandoffStatus } from '../domain/handoff.entity';
+import type { Handoff, HandoffStatus } from '../domain/handoff.entity';
 
-interface HandoffDocument extends StoreDocument {
-  chatId: string;
-  sessionId: string;
-  /**
-   * The session id while the request is pending, absent otherwise: a unique sparse index on it
-   * admits one pending request per session, so concurrent requests cannot both file one.
-   */
-  pendingSession?: string;
-  userId?: string;
-  email: string;
-  phone?: string;
-  reason?: string;
-  priority: HandoffPriority;
-  status: HandoffStatus;
-  transcript: string;
-  contactedAt?: Date;
-  contactedBy?: string;
-  notes?: string;
-  createdAt: Date;
-  updatedAt: Date;
-}
+/** A stored handoff: the entity without its id, plus the dedup field below. */
+type HandoffDocument = StoreDocument &
+  Omit<Handoff, 'id'> & {
+    /**
+     * The session id while the request is pending, absent otherwise: a unique sparse index on it
+     * admits one pending request per session, so concurrent requests cannot both file one.
+     */
+    pendingSession?: string;
+  };
 
 /** A position in the admin list: the last item's creation time and id. */
 export interface HandoffCursor {

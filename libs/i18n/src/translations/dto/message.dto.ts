@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { I18nPageQueryDto } from '../../shared/page-query.dto';
+import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { IsLocaleCode, IsMessageKey, IsMessageText, IsNamespace } from '../../shared/i18n-fields';
 
 /** Body of `PUT /admin/i18n/messages`: create or update one message (provenance `human`). */
@@ -25,7 +25,7 @@ export class PutMessageDto {
 }
 
 /** Query of `GET /admin/i18n/messages`. */
-export class ListMessagesQueryDto {
+export class ListMessagesQueryDto extends I18nPageQueryDto {
   @ApiPropertyOptional({ description: 'Namespace; absent means every namespace, empty the default one.' })
   @IsOptional()
   @IsNamespace()
@@ -41,20 +41,6 @@ export class ListMessagesQueryDto {
   @IsString()
   @MaxLength(200)
   q?: string;
-
-  @ApiPropertyOptional({ description: '`nextCursor` of the previous page.' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(2000)
-  cursor?: string;
-
-  @ApiPropertyOptional({ default: 100, minimum: 1, maximum: 1000 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(1000)
-  limit?: number;
 }
 
 /** Query of `DELETE /admin/i18n/messages`: key and locale are required. */

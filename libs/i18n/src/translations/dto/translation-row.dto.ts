@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { I18nPageQueryDto } from '../../shared/page-query.dto';
+import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { IsLocaleCode, IsLocaleTextMap, IsMessageKey, IsNamespace, MAX_CONTEXT_LENGTH, MAX_KEY_LENGTH, NO_CONTROL_CHARS } from '../../shared/i18n-fields';
 
 /** Body of `POST /admin/i18n/translations`: upsert the named locales of one key (an empty text removes one). */
@@ -32,7 +32,7 @@ export class UpsertTranslationRowDto {
 }
 
 /** Query of `GET /admin/i18n/translations`. */
-export class ListTranslationsQueryDto {
+export class ListTranslationsQueryDto extends I18nPageQueryDto {
   @ApiPropertyOptional({ description: 'Namespace; absent means every namespace, empty the default one.' })
   @IsOptional()
   @IsNamespace()
@@ -55,20 +55,6 @@ export class ListTranslationsQueryDto {
   @IsOptional()
   @IsLocaleCode('missing')
   missing?: string;
-
-  @ApiPropertyOptional({ description: '`nextCursor` of the previous page.' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(2000)
-  cursor?: string;
-
-  @ApiPropertyOptional({ default: 100, minimum: 1, maximum: 1000 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(1000)
-  limit?: number;
 }
 
 /** A translation row: one key with every locale. */

@@ -16,6 +16,16 @@ export class I18nConfig {
   readonly reportKeysRateLimit: number;
   readonly translateSweepCron: string;
   readonly autoTranslateDisabled: boolean;
+  /** AI_MAX_TOKENS: the floor of a translation call's completion cap. */
+  readonly aiMaxTokens: number;
+  /** AI_CONCURRENCY: model calls of one translation run in flight at once. */
+  readonly aiConcurrency: number;
+  /** AI_PROFILE: the env default of the `ai/profile` module setting. */
+  readonly aiProfile?: string;
+  readonly translateKeysPerRequest: number;
+  readonly translateRequestDeadlineMs: number;
+  /** CONTENT_TRANSLATE_DOMAIN: prepended to every translation hint. */
+  readonly translateDomain?: string;
 
   constructor(@Inject(SERVICE_CONFIG) config: ServiceConfig) {
     const c = config as unknown as Partial<I18nEnv>;
@@ -28,5 +38,11 @@ export class I18nConfig {
     this.reportKeysRateLimit = c.I18N_REPORT_KEYS_RATE_LIMIT ?? 60;
     this.translateSweepCron = c.I18N_TRANSLATE_SWEEP_CRON ?? '30 3 * * *';
     this.autoTranslateDisabled = c.I18N_AUTO_TRANSLATE_DISABLED ?? false;
+    this.aiMaxTokens = c.AI_MAX_TOKENS ?? 2048;
+    this.aiConcurrency = c.AI_CONCURRENCY ?? 4;
+    this.aiProfile = c.AI_PROFILE?.trim() || undefined;
+    this.translateKeysPerRequest = c.I18N_TRANSLATE_KEYS_PER_REQUEST ?? 50;
+    this.translateRequestDeadlineMs = c.I18N_TRANSLATE_REQUEST_DEADLINE_MS ?? 25_000;
+    this.translateDomain = c.CONTENT_TRANSLATE_DOMAIN?.trim() || undefined;
   }
 }

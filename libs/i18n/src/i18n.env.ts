@@ -48,4 +48,28 @@ export class I18nEnv {
   /** Report-keys requests per minute per client address; 0 removes the limit. */
   @Type(() => Number) @IsInt() @Min(0) @Max(100_000)
   I18N_REPORT_KEYS_RATE_LIMIT = 60;
+
+  /** Floor of a translation call's completion cap (the cap is sized from the source; this is never a ceiling). */
+  @Type(() => Number) @IsInt() @Min(64) @Max(1_000_000)
+  AI_MAX_TOKENS = 2048;
+
+  /** Model calls of one translation run in flight at once. */
+  @Type(() => Number) @IsInt() @Min(1) @Max(64)
+  AI_CONCURRENCY = 4;
+
+  /** An llm-chat profile id for translation and review; overrides the flat `ai/*` settings (module setting `ai/profile`). */
+  @IsOptional() @IsString()
+  AI_PROFILE?: string;
+
+  /** Keys one `translate-missing` request works through before it answers (re-run until keysProcessed is 0). */
+  @Type(() => Number) @IsInt() @Min(1) @Max(10_000)
+  I18N_TRANSLATE_KEYS_PER_REQUEST = 50;
+
+  /** Time one `translate-missing` request may spend before it answers with what is left (milliseconds). */
+  @Type(() => Number) @IsInt() @Min(1_000) @Max(3_600_000)
+  I18N_TRANSLATE_REQUEST_DEADLINE_MS = 25_000;
+
+  /** One phrase describing the deployment, prepended to every translation hint (for example "a Polish bike-rental shop"). */
+  @IsOptional() @IsString()
+  CONTENT_TRANSLATE_DOMAIN?: string;
 }

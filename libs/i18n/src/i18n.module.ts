@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AutoTranslateFeatureModule } from './auto-translate/auto-translate-feature.module';
 import { I18nCoreModule } from './i18n-core.module';
 import { LocalesFeatureModule } from './locales/locales-feature.module';
 import { I18nNodesModule } from './nodes/i18n-nodes.module';
@@ -18,6 +19,7 @@ import { TransferFeatureModule } from './transfer/transfer-feature.module';
     TransferFeatureModule,
     SettingsTokensModule,
     I18nNodesModule,
+    AutoTranslateFeatureModule,
   ],
 })
 export class I18nModule {}

@@ -93,6 +93,18 @@ describe('remote node handler over HTTP', () => {
     expect(await invokeRemoteNode(reg(), nodeContext({}), options)).toEqual([]);
   });
 
+  it("writes the answer's logs lines into the run log (level defaulting to info, malformed lines skipped)", async () => {
+    reply = (_req, res) => json(res, 200, { outputs: [], logs: [{ level: 'warn', message: '3 filled, 1 failed', data: { failed: 1 } }, { message: 'done' }, { level: 'loud', message: 'odd level' }, { data: {} }, 'text'] });
+    const lines: unknown[] = [];
+    const ctx = nodeContext({}, {}, { log: (message, data, level) => void lines.push({ message, data, level }) });
+    expect(await invokeRemoteNode(reg(), ctx, options)).toEqual([]);
+    expect(lines).toEqual([
+      { message: '3 filled, 1 failed', data: { failed: 1 }, level: 'warn' },
+      { message: 'done', data: undefined, level: 'info' },
+      { message: 'odd level', data: undefined, level: 'info' },
+    ]);
+  });
+
   it('throws a clear error on a non-2xx answer, with the remote message and without the query string', async () => {
     reply = (_req, res) => json(res, 503, { statusCode: 503, error: 'Service Unavailable', message: 'crm database is down' });
     const err = await invokeRemoteNode(reg(), nodeContext({}), options).catch((e: unknown) => e);

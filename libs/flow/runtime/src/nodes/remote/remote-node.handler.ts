@@ -74,7 +74,8 @@ export function displayUrl(url: string): string {
  * Runs one step of a remote node: POST `{runId, nodeId, config, packet, meta}` as JSON with the
  * step's own token, under the registration's timeout and the step's abort signal. A 2xx answer of
  * `{outputs: [{port, packet}, ...]}` or one `{port, packet}` becomes the step's outputs (`204` or
- * `{outputs: []}` ends the branch); anything else throws a `RemoteNodeError`.
+ * `{outputs: []}` ends the branch), and its optional `logs` lines become `node.log` events of the
+ * run; anything else throws a `RemoteNodeError`.
  */
 export async function invokeRemoteNode(reg: RemoteNodeRegistration, ctx: NodeContext, options: RemoteInvokeOptions): Promise<NodeOutput[]> {
   const id = reg.manifest.id;
@@ -135,7 +136,19 @@ export async function invokeRemoteNode(reg: RemoteNodeRegistration, ctx: NodeCon
   }
   const result = parseOutputs(parsed, reg.manifest);
   if (typeof result === 'string') throw fail('malformed', `malformed response: ${result}`, status);
+  for (const line of logsOf(parsed)) ctx.log(line.message, line.data, line.level);
   return result;
+}
+
+const LOG_LEVELS = new Set(['debug', 'info', 'warn', 'error']);
+/** Lines of the run log a remote node may send beside its outputs (`logs: [{level?, message, data?}]`, first 20); malformed lines are skipped. */
+function logsOf(body: unknown): Array<{ level: 'debug' | 'info' | 'warn' | 'error'; message: string; data?: Record<string, unknown> }> {
+  const logs = isRecord(body) && Array.isArray(body.logs) ? body.logs.slice(0, 20) : [];
+  return logs.flatMap((l) =>
+    isRecord(l) && typeof l.message === 'string' && l.message !== ''
+      ? [{ level: (typeof l.level === 'string' && LOG_LEVELS.has(l.level) ? l.level : 'info') as 'info', message: l.message.slice(0, 2000), data: isRecord(l.data) ? l.data : undefined }]
+      : [],
+  );
 }
 
 /** The outputs of a response body, or what is wrong with it. */

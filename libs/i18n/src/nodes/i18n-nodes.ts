@@ -1,13 +1,19 @@
 import { SETTINGS_SCHEMA_DIALECT } from '@flowplane/flow/ir';
+import { FILL_NODE_SETTINGS_SCHEMA } from './fill-translations.settings';
 
 /** The i18n flow nodes (localization.md, "Flow nodes"), registered with flow-runtime as remote nodes. */
 export const I18N_TRANSLATE_NODE = 'i18n/translate';
 export const I18N_RESOLVE_LOCALE_NODE = 'i18n/resolve-locale';
+export const I18N_FILL_TRANSLATIONS_NODE = 'i18n/fill-translations';
+
+/** Longest a fill step may run (flow-runtime's ceiling for a remote node); the fill loop answers a little earlier. */
+export const FILL_NODE_TIMEOUT_MS = 600_000;
 
 /** Route of each node on this service, relative to its base URL. */
 export const I18N_NODE_PATHS: Record<string, string> = {
   [I18N_TRANSLATE_NODE]: '/internal/nodes/i18n/translate',
   [I18N_RESOLVE_LOCALE_NODE]: '/internal/nodes/i18n/resolve-locale',
+  [I18N_FILL_TRANSLATIONS_NODE]: '/internal/nodes/i18n/fill-translations',
 };
 
 /** Both nodes are configured by the packet on their input edge: nothing to set on the node. */
@@ -57,5 +63,21 @@ export const I18N_NODE_MANIFESTS = [
       { port: 'Resolved', schema: { type: 'object', required: ['locale'], properties: { locale: { type: 'string' } } } },
       { port: 'Error' },
     ],
+  },
+  {
+    id: I18N_FILL_TRANSLATIONS_NODE,
+    name: 'Fill translations',
+    kind: 'action',
+    description:
+      "Machine-translates catalog keys into the active locales through the fill loop (translation memory first, then the model of `ai/profile`, format-checked, optionally reviewed), writing each locale with its provenance. Works on `keys`, else the triggering event's `payload.keys` (in `payload.ns`), else with `all_keys` the whole catalog; `mode` `missing` fills only absent text, `missing_and_stale` also re-translates machine text whose source or note changed. Never overwrites human, seed or unknown-origin text. Ends its branch (no outputs); the report (keys processed, locales filled, held, failed, remaining, memory hits, usage) is written to the run log.",
+    settingsSchema: FILL_NODE_SETTINGS_SCHEMA,
+    timeoutMs: FILL_NODE_TIMEOUT_MS,
+    inputs: [
+      {
+        port: 'in',
+        schema: { type: 'object', properties: { keys: { type: 'array', items: { type: 'string' } }, ns: { type: 'string' } } },
+      },
+    ],
+    outputs: [],
   },
 ] as const;

@@ -20,6 +20,7 @@ export const DECLARED_MODULE_SETTINGS: readonly ModuleSettings[] = [
     fields: [
       { key: 'name', type: 'string', label: 'Site name', default: 'Flowplane', public: true, localized: true },
       { key: 'support_email', type: 'string', label: 'Support e-mail', public: true, env_var: 'SITE_SUPPORT_EMAIL' },
+      { key: 'base_url', type: 'string', label: 'Public base URL', description: 'Origin of the public site (https://example.com), the base of every page URL in /sitemap.xml; unset means the host the request reached.', public: true, pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$', patternHint: 'an http or https URL without query or fragment', env_var: 'SITE_BASE_URL' },
     ],
   },
   {
@@ -34,7 +35,12 @@ export const DECLARED_MODULE_SETTINGS: readonly ModuleSettings[] = [
   {
     module: 'ai',
     label: 'AI translation',
-    fields: [{ key: 'profile', type: 'string', label: 'LLM profile', description: 'An llm-chat profile id; when set it overrides the flat provider, model and temperature.', env_var: 'AI_PROFILE' }],
+    fields: [
+      { key: 'profile', type: 'string', label: 'LLM profile', description: 'An llm-chat profile id; when set it overrides the flat provider, model and temperature.', env_var: 'AI_PROFILE' },
+      { key: 'provider', type: 'string', label: 'Provider', description: 'Chat provider of translation and review when no profile is set: local (offline pseudo-localization), openai, ollama or openai-compatible.', default: 'local', env_var: 'AI_PROVIDER' },
+      { key: 'model', type: 'string', label: 'Model', description: "Model of the provider; empty means the provider's default.", env_var: 'AI_MODEL' },
+      { key: 'temperature', type: 'number', label: 'Temperature', description: 'Sampling temperature (0..2); empty means the provider default.', min: 0, max: 2, env_var: 'AI_TEMPERATURE' },
+    ],
   },
   {
     module: 'search',

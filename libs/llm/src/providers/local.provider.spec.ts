@@ -84,3 +84,14 @@ describe('SSE parsing', () => {
     }
   });
 });
+
+describe('local provider tasks', () => {
+  it('answers a structured request through the task whose marker a system message carries, and counts its tokens', async () => {
+    const provider = new LocalProvider({ replies: ['scripted'] }, 'local', [{ marker: '(task: upper/1)', answer: (messages) => messages[messages.length - 1].content.toUpperCase() }]);
+    const tasked = await provider.chat({ settings, messages: [{ role: 'system', content: 'Shout. (task: upper/1)' }, { role: 'user', content: 'hello there' }] });
+    expect(tasked.content).toBe('HELLO THERE');
+    expect(tasked.usage.completionTokens).toBe(tokenize('HELLO THERE').length);
+    const plain = await provider.chat({ settings, messages: [{ role: 'user', content: 'hello there' }] });
+    expect(plain.content).toBe('scripted');
+  });
+});

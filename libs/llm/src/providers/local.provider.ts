@@ -36,6 +36,15 @@ export interface LocalScript {
   fail?: Error;
 }
 
+/**
+ * A structured request the local provider answers offline, recognised by `marker` in a system
+ * message (the translation engine's translate and review prompts). `answer` must be deterministic.
+ */
+export interface LocalTask {
+  marker: string;
+  answer(messages: readonly ChatMessage[]): string;
+}
+
 /** How many characters of the user message the reply quotes. */
 const QUOTE_LIMIT = 240;
 const LIST_ITEM = /^\s*(?:[-*•]|\d+[.)]|\[\d+\])\s+(.+)$/;
@@ -54,7 +63,11 @@ export class LocalProvider implements ChatProvider {
   readonly defaultModel = LOCAL_DEFAULT_MODEL;
   private turn = 0;
 
-  constructor(private readonly script: LocalScript = {}, id = LOCAL_PROVIDER_ID) {
+  constructor(
+    private readonly script: LocalScript = {},
+    id = LOCAL_PROVIDER_ID,
+    private readonly tasks: readonly LocalTask[] = [],
+  ) {
     this.id = id;
   }
 
@@ -97,6 +110,8 @@ export class LocalProvider implements ChatProvider {
     const user = [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
     const rubric = messages.find((m) => m.role === 'system' && m.content.includes(GUARD_RUBRIC_MARKER));
     if (rubric) return this.verdict(user, rubric.content === classifierRubric('output') ? 'output' : 'input');
+    const task = this.tasks.find((t) => messages.some((m) => m.role === 'system' && m.content.includes(t.marker)));
+    if (task) return task.answer(messages);
     const scripted = this.script.replies;
     if (scripted && scripted.length > 0) return scripted[Math.min(this.turn++, scripted.length - 1)];
     const forced = LOCAL_MARKERS.reply.exec(user);

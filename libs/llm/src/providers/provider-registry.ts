@@ -1,7 +1,7 @@
 import type { ChatProvider } from '../chat.types';
 import { LlmConfigError } from '../errors';
 import { HttpTransport, type TransportOptions } from './http-transport';
-import { LocalProvider, type LocalScript } from './local.provider';
+import { LocalProvider, type LocalScript, type LocalTask } from './local.provider';
 import { OpenAiCompatibleProvider } from './openai-compatible.provider';
 
 /**
@@ -39,6 +39,8 @@ export class ProviderRegistry {
 export interface ProviderRegistryOptions extends TransportOptions {
   /** Script of the `local` provider (tests). */
   localScript?: LocalScript;
+  /** Structured requests the `local` provider answers offline (a service's own prompts). */
+  localTasks?: readonly LocalTask[];
   /** A transport to share (its pooled connections); default one built from these options. */
   transport?: HttpTransport;
 }
@@ -52,7 +54,7 @@ export interface ProviderRegistryOptions extends TransportOptions {
 export function createProviderRegistry(options: ProviderRegistryOptions = {}): ProviderRegistry {
   const transport = options.transport ?? new HttpTransport(options);
   return new ProviderRegistry()
-    .register(new LocalProvider(options.localScript))
+    .register(new LocalProvider(options.localScript, undefined, options.localTasks))
     .register(new OpenAiCompatibleProvider(transport, { id: 'openai-compatible' }))
     .register(new OpenAiCompatibleProvider(transport, { id: 'openai', defaultBaseURL: 'https://api.openai.com/v1', defaultModel: 'gpt-4o-mini', requiresApiKey: true }))
     .register(new OpenAiCompatibleProvider(transport, { id: 'ollama', defaultBaseURL: 'http://localhost:11434/v1', defaultModel: 'llama3.2' }));

@@ -1,6 +1,13 @@
 import { Module } from '@nestjs/common';
 import { LocalesFeatureModule } from '../locales/locales-feature.module';
 import { TranslationsFeatureModule } from '../translations/translations-feature.module';
+import { GlossarySource } from './auto-translate.ports';
+import { MachineTranslationWriter } from './fill/machine-translation.writer';
+import { PendingTranslationsUseCases } from './fill/pending-translations.use-cases';
+import { GlossaryRepository } from './glossary/glossary.repository';
+import { StoredGlossaryService } from './glossary/stored-glossary.service';
+import { GlossaryController } from './http/glossary.controller';
+import { PendingTranslationsController } from './http/pending.controller';
 
 /**
  * Automatic translation: the engine (model or offline pseudo-localizer, format signature, review
@@ -11,12 +18,20 @@ import { TranslationsFeatureModule } from '../translations/translations-feature.
   imports: [TranslationsFeatureModule, LocalesFeatureModule],
   controllers: [
     // controllers
+    GlossaryController,
+    PendingTranslationsController,
   ],
   providers: [
     // providers
+    GlossaryRepository,
+    StoredGlossaryService,
+    { provide: GlossarySource, useExisting: StoredGlossaryService },
+    MachineTranslationWriter,
+    PendingTranslationsUseCases,
   ],
   exports: [
     // exports
+    GlossarySource,
   ],
 })
 export class AutoTranslateFeatureModule {}

@@ -193,6 +193,8 @@ export interface FillReport {
   /** Locales filled from translation memory instead of a model call. */
   memoryHits: number;
   usage: TranslationUsage;
+  /** Selected keys skipped because they have no source-language text to translate from (not failures). */
+  missingSource?: number;
 }
 
 /** The one fill loop (the endpoint, the node, the sweep and the CLI all call it). */

@@ -20,6 +20,8 @@ export interface ProvenanceEntry {
 export interface PendingEntry {
   text: string;
   status: 'held' | 'rejected';
+  /** The model that produced the candidate (its provenance `by` once approved). */
+  by?: string;
   source_hash?: string;
   context_hash?: string;
   review?: Record<string, unknown>;

@@ -261,6 +261,85 @@ export class TranslationRepository implements OnModuleInit {
     return added.length;
   }
 
+  /** Rows of these keys, of one namespace or (ns undefined) of every one, sorted by namespace and key. */
+  async findByKeys(keys: readonly string[], ns?: string): Promise<TranslationRow[]> {
+    if (!keys.length) return [];
+    const filter: Filter = { key: { $in: [...new Set(keys)] } };
+    if (ns !== undefined) filter.ns = ns;
+    return (await this.rows.find(filter, { sort: ORDER })).map(toEntity);
+  }
+
+  /** Rows whose `sourceLocale` text is one of `texts` (translation memory candidates), in chunks. */
+  async findBySourceTexts(sourceLocale: string, texts: readonly string[]): Promise<TranslationRow[]> {
+    const unique = [...new Set(texts)];
+    const out: TranslationRow[] = [];
+    for (let i = 0; i < unique.length; i += 500) {
+      const docs = await this.rows.find({ [`translations.${sourceLocale}`]: { $in: unique.slice(i, i + 500) } });
+      for (const d of docs) out.push(toEntity(d));
+    }
+    return out;
+  }
+
+  /** Up to `limit` rows holding a pending (held or rejected) entry, after `after`, sorted by namespace and key. */
+  async listPending(filter: { ns?: string; after?: RowAddress }, limit: number): Promise<TranslationRow[]> {
+    const out: TranslationRow[] = [];
+    if (limit <= 0) return out;
+    // Pending entries are few and keyed by locale, which a filter cannot test for "any key": scan.
+    const cursor = this.rows.cursor(storeFilter(filter), { sort: ORDER, batchSize: 500 });
+    try {
+      for await (const doc of cursor) {
+        if (!Object.keys(doc.pending ?? {}).length) continue;
+        out.push(toEntity(doc));
+        if (out.length >= limit) break;
+      }
+    } finally {
+      await cursor.close();
+    }
+    return out;
+  }
+
+  /**
+   * Compare-and-set of one cell: writes `value` with its provenance in one update (rule 2) and clears
+   * the locale's pending entry (rule 6), only while the cell, its provenance and its pending entry are
+   * still as `expected` (what the writer read). False when somebody else wrote the cell meanwhile, so
+   * of two concurrent writers exactly one wins and no provenance is lost.
+   */
+  async setCellIf(
+    address: RowAddress,
+    locale: string,
+    expected: CellExpectation,
+    value: string,
+    provenance: ProvenanceEntry,
+    now: Date,
+    session?: StoreSession,
+  ): Promise<boolean> {
+    const { matchedCount } = await this.rows.updateOne(
+      { ...expectationFilter(address, locale, expected) },
+      {
+        $set: {
+          [`translations.${locale}`]: value,
+          [`provenance.${locale}`]: provenance,
+          [`stamps.${locale}.updatedAt`]: now,
+          [`stamps.${locale}.createdAt`]: expected.createdAt ?? now,
+          updatedAt: now,
+        },
+        ...(expected.pendingAt !== undefined ? { $unset: { [`pending.${locale}`]: '' } } : {}),
+      },
+      { session },
+    );
+    return matchedCount > 0;
+  }
+
+  /** Compare-and-set of one locale's pending entry (hold, reject): only while the cell is still as `expected`. */
+  async setPendingIf(address: RowAddress, locale: string, expected: CellExpectation, entry: PendingEntry, now: Date, session?: StoreSession): Promise<boolean> {
+    const { matchedCount } = await this.rows.updateOne(
+      expectationFilter(address, locale, expected),
+      { $set: { [`pending.${locale}`]: entry, updatedAt: now } },
+      { session },
+    );
+    return matchedCount > 0;
+  }
+
   /** Sets the review gate's pending entry of one locale (used by the review workflow). */
   async setPending(address: RowAddress, locale: string, entry: PendingEntry | null, now: Date, session?: StoreSession): Promise<boolean> {
     const field = `pending.${locale}`;
@@ -268,6 +347,36 @@ export class TranslationRepository implements OnModuleInit {
     const { matchedCount } = await this.rows.updateOne({ ns: address.ns, key: address.key }, update, { session });
     return matchedCount > 0;
   }
+}
+
+/** What a conditional write expects of one cell: its text, its provenance's `at` and its pending entry's `at` (undefined: absent). */
+export interface CellExpectation {
+  text?: string;
+  provenanceAt?: string;
+  pendingAt?: string;
+  /** Creation time of the cell, kept on a replacing write (catalog rule 9). */
+  createdAt?: Date;
+}
+
+/** The expectation of `locale` read from a row. */
+export function expectationOf(row: TranslationRow, locale: string): CellExpectation {
+  const e: CellExpectation = {};
+  if (row.translations[locale] !== undefined) e.text = row.translations[locale];
+  if (row.provenance[locale]) e.provenanceAt = row.provenance[locale].at;
+  if (row.pending[locale]) e.pendingAt = row.pending[locale].at;
+  if (row.stamps[locale]) e.createdAt = row.stamps[locale].createdAt;
+  return e;
+}
+
+function expectationFilter(address: RowAddress, locale: string, e: CellExpectation): Filter {
+  const absent = { $exists: false };
+  return {
+    ns: address.ns,
+    key: address.key,
+    [`translations.${locale}`]: e.text === undefined ? absent : e.text,
+    [`provenance.${locale}.at`]: e.provenanceAt === undefined ? absent : e.provenanceAt,
+    [`pending.${locale}.at`]: e.pendingAt === undefined ? absent : e.pendingAt,
+  };
 }
 
 function storeFilter(f: RowFilter): Filter {

@@ -1,0 +1,118 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMaxSize, IsArray, IsBoolean, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { LOCALE_CODE_PATTERN } from '../../locales/domain/locale.entity';
+import { IsNamespace, MAX_KEY_LENGTH, NO_CONTROL_CHARS } from '../../shared/i18n-fields';
+
+/** Body of `POST /admin/i18n/translations/translate-missing`; an empty object is valid. */
+export class TranslateMissingDto {
+  @ApiPropertyOptional({ description: 'Also replace machine text without fingerprints and text of unknown origin.' })
+  @IsOptional()
+  @IsBoolean()
+  overwrite?: boolean;
+
+  @ApiPropertyOptional({ description: 'With overwrite, also replace human and code/seed text.' })
+  @IsOptional()
+  @IsBoolean()
+  includeProtected?: boolean;
+
+  @ApiPropertyOptional({ type: [String], example: ['de', 'fr'], description: 'Locale codes; absent: every active locale but the source.' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @IsString({ each: true })
+  @Matches(LOCALE_CODE_PATTERN, { each: true, message: 'each of locales must be a locale code (pl, pt-BR)' })
+  locales?: string[];
+
+  @ApiPropertyOptional({ default: false, description: 'Run the review gate before writing.' })
+  @IsOptional()
+  @IsBoolean()
+  review?: boolean;
+
+  @ApiPropertyOptional({ description: 'Namespace; absent: every namespace.' })
+  @IsOptional()
+  @IsNamespace()
+  ns?: string;
+
+  @ApiPropertyOptional({ example: 'checkout.', description: 'Only keys starting with this.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(MAX_KEY_LENGTH)
+  @Matches(NO_CONTROL_CHARS, { message: 'prefix must not contain control characters' })
+  prefix?: string;
+
+  @ApiPropertyOptional({ type: [String], description: 'Only these keys.' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(1000)
+  @IsString({ each: true })
+  @IsNotEmpty({ each: true })
+  @MaxLength(MAX_KEY_LENGTH, { each: true })
+  @Matches(NO_CONTROL_CHARS, { each: true, message: 'keys must not contain control characters' })
+  keys?: string[];
+
+  @ApiPropertyOptional({ description: 'Report what would be done without calling a model or writing.' })
+  @IsOptional()
+  @IsBoolean()
+  dryRun?: boolean;
+}
+
+export class FailedCellDto {
+  @ApiProperty()
+  key!: string;
+
+  @ApiPropertyOptional({ description: 'Present when the key lives outside the default namespace.' })
+  ns?: string;
+
+  @ApiProperty()
+  locale!: string;
+
+  @ApiProperty()
+  reason!: string;
+}
+
+export class TranslationUsageDto {
+  @ApiProperty({ description: 'Model calls, retries included.' })
+  calls!: number;
+
+  @ApiProperty()
+  promptTokens!: number;
+
+  @ApiProperty()
+  completionTokens!: number;
+
+  @ApiProperty()
+  totalTokens!: number;
+
+  @ApiProperty({ description: 'USD; 0 when unknown or on the local provider.' })
+  costUsd!: number;
+}
+
+/** Answer of `POST /admin/i18n/translations/translate-missing`. */
+export class TranslateMissingResultDto {
+  @ApiProperty({ description: 'Keys worked on by this call; re-run until it is 0.' })
+  keysProcessed!: number;
+
+  @ApiProperty({ description: '(key, locale) cells written live.' })
+  localesFilled!: number;
+
+  @ApiProperty({ description: 'Human or code/seed cells an overwrite left alone (no includeProtected).' })
+  skippedProtected!: number;
+
+  @ApiProperty({ description: 'Candidates held for review (the key has a translator note and the reviewer flagged them).' })
+  held!: number;
+
+  @ApiProperty({ type: [FailedCellDto] })
+  failed!: FailedCellDto[];
+
+  @ApiProperty({ description: 'Keys that still need work after this call.' })
+  remaining!: number;
+
+  @ApiProperty({ description: 'Cells filled from translation memory instead of a model call.' })
+  memoryHits!: number;
+
+  @ApiProperty({ description: 'Keys skipped because they have no source-language text.' })
+  missingSource!: number;
+
+  @ApiProperty({ type: TranslationUsageDto })
+  usage!: TranslationUsageDto;
+}

@@ -129,6 +129,13 @@ describe('flows, versions, publish and templates through the gateway', () => {
     await call(`${api}/flows/sweep/publish`, { method: 'POST', bearer: admin, ...json({ versionID: edited.body.versionId }) });
     expect((await seed('sweep', 5)).body).toMatchObject({ action: 'unchanged', reason: expect.stringContaining('created by alice') });
     expect((await call(`${api}/flows/sweep`, { bearer: admin })).body.published).toEqual({ versionId: edited.body.versionId });
+
+    // A first seed refused after the flow was created (a node not registered yet) is finished by the next seed.
+    const unknownNode = { ...minimal, nodes: [minimal.nodes[0], { id: 'x', name: 'X', kind: 'action', action_ref: 'svc/not-registered-yet' }, minimal.nodes[1]], edges: [{ id: 'e1', from: 'start', to: 'x' }, { id: 'e2', from: 'x', to: 'end' }] };
+    const refused = await call(`${flowRuntime}/internal/flows/late`, { method: 'PUT', bearer: i18n, ...json({ name: 'Late', document: unknownNode }) });
+    expect(refused.status).toBe(400);
+    expect((await seed('late', 1)).body).toEqual({ flowId: 'late', action: 'created', versionId: 'late@v2' });
+    expect((await call(`${api}/flows/late`, { bearer: admin })).body.published).toEqual({ versionId: 'late@v2' });
   });
 
   it('refuses to delete a published flow and to publish unknown nodes', async () => {

@@ -304,7 +304,17 @@ export class FlowsService {
       await this.publish(flowId, { versionId: version.versionId }, actor);
       return { flowId, action: 'created', versionId: version.versionId };
     }
-    if (!existing.published) return { flowId, action: 'unchanged', reason: 'the flow is not published (an admin took it off the air)' };
+    if (!existing.published) {
+      // A first seed that stopped between creating the flow and publishing it (its document was
+      // refused, say a node not registered yet, or the process stopped) has never been published:
+      // finish it. A flow an admin unpublished has a history and stays off the air.
+      if ((await this.repo.listPublishes(flowId)).length === 0 && existing.createdBy === actor.sub) {
+        const { version } = await this.saveVersion(flowId, input.document, 'ir', actor);
+        await this.publish(flowId, { versionId: version.versionId }, actor);
+        return { flowId, action: 'created', versionId: version.versionId };
+      }
+      return { flowId, action: 'unchanged', reason: 'the flow is not published (an admin took it off the air)' };
+    }
     if (!('versionId' in existing.published)) return { flowId, action: 'unchanged', reason: 'the flow is published as a split; splits are never auto-upgraded' };
     const current = await this.getVersion(flowId, existing.published.versionId);
     if (current.module !== actor.module) {

@@ -4,7 +4,7 @@ import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { errorBody, REQUEST_ID_HEADER, requestIdOf, securityHeaderList } from '@flowplane/platform/http';
 import { type UpstreamService, UPSTREAM_SERVICES } from './gateway.env';
 import { DEFAULT_FORWARD_LIMITS, type ForwardLimits, HttpForwarder } from './http-forwarder';
-import { serviceForApiPath, serviceForTopLevelPath, TOP_LEVEL_MOUNTS, type TopLevelMounts } from './route-table';
+import { ROOT_ALIASES, serviceForApiPath, serviceForTopLevelPath, TOP_LEVEL_MOUNTS, type TopLevelMounts } from './route-table';
 import { UpgradeProxy } from './upgrade-proxy';
 
 /** Paths under /api/v1 the gateway answers itself (never proxied). */
@@ -114,7 +114,8 @@ export class GatewayProxy {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
-    const topLevel = serviceForTopLevelPath(path, this.o.mounts ?? TOP_LEVEL_MOUNTS);
+    const alias = ROOT_ALIASES.get(path);
+    const topLevel = alias?.[0] ?? serviceForTopLevelPath(path, this.o.mounts ?? TOP_LEVEL_MOUNTS);
     if (!topLevel && (!path.startsWith('/api/v1/') || OWN_PATHS.has(path))) return false;
     const probe = topLevel ? null : SERVICE_PROBE.exec(path);
     const service = topLevel ?? (probe ? (probe[1] as UpstreamService) : serviceForApiPath(path.slice(API_PREFIX_LENGTH)));
@@ -124,7 +125,7 @@ export class GatewayProxy {
     for (const [name, value] of this.securityHeaders) res.setHeader(name, value);
     (res as ServerResponse & { locals?: object }).locals = { metricsRoute: `proxy:${service}` };
     this.o.observe?.(req, res);
-    const rewrite = probe ? `/${probe[2]}` : undefined;
+    const rewrite = probe ? `/${probe[2]}` : alias ? alias[1] + (q === -1 ? '' : url.slice(q)) : undefined;
     const go = () => {
       if (!this.limiter) return this.forward(req as ProxiedRequest, res, service, rewrite);
       void this.overLimit(req).then((wait) => {

@@ -25,6 +25,12 @@ export function topLevelMounts(wsMountPath = '/ws'): TopLevelMounts {
   return [[wsMountPath.replace(/\/+$/, '') || '/ws', 'hub']];
 }
 
+/**
+ * Paths at the root a service answers under /api/v1: crawlers look for `/sitemap.xml` at the site's
+ * root, and the i18n service serves it at `/api/v1/sitemap.xml`. Forwarded there, query kept.
+ */
+export const ROOT_ALIASES: ReadonlyMap<string, readonly [UpstreamService, string]> = new Map([['/sitemap.xml', ['i18n', '/api/v1/sitemap.xml'] as const]]);
+
 /** The mounts with every default (`/ws`). */
 export const TOP_LEVEL_MOUNTS: TopLevelMounts = topLevelMounts();
 

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AutoTranslateFeatureModule } from './auto-translate/auto-translate-feature.module';
+import { ContentFeatureModule } from './content/content-feature.module';
 import { I18nCoreModule } from './i18n-core.module';
 import { LocalesFeatureModule } from './locales/locales-feature.module';
 import { I18nNodesModule } from './nodes/i18n-nodes.module';
@@ -20,6 +21,7 @@ import { TransferFeatureModule } from './transfer/transfer-feature.module';
     SettingsTokensModule,
     I18nNodesModule,
     AutoTranslateFeatureModule,
+    ContentFeatureModule,
   ],
 })
 export class I18nModule {}

@@ -7,9 +7,18 @@ export type ContentChangeAction = (typeof CONTENT_CHANGE_ACTIONS)[number];
 
 /**
  * Payload of `content.page.changed` (localization.md, settings rule 11). `source_changed` keeps the
- * spec's snake_case name because it is the wire name; the page is addressed by its public slug.
+ * spec's snake_case name because it is the wire name; the page is addressed by its public slug, in
+ * `id` as well so a consumer of both content events reads one `{type, id}` shape.
  */
 export class ContentPageChangedPayload {
+  @IsIn(['page'])
+  type!: 'page';
+
+  /** The slug. */
+  @IsString()
+  @IsNotEmpty()
+  id!: string;
+
   @IsString()
   @IsNotEmpty()
   slug!: string;
@@ -24,6 +33,14 @@ export class ContentPageChangedPayload {
 
 /** Payload of `content.fragment.changed` (localization.md, settings rule 11); addressed by its key. */
 export class ContentFragmentChangedPayload {
+  @IsIn(['fragment'])
+  type!: 'fragment';
+
+  /** The fragment key. */
+  @IsString()
+  @IsNotEmpty()
+  id!: string;
+
   @IsString()
   @IsNotEmpty()
   key!: string;

@@ -50,12 +50,12 @@ const FIXTURES: { [T in FixedTopic]: Fixture<TopicPayloads[T]> } = {
     required: ['firedAt'],
   },
   'content.page.changed': {
-    valid: { slug: 'terms', action: 'updated', source_changed: true },
-    required: ['slug', 'action', 'source_changed'],
+    valid: { type: 'page', id: 'terms', slug: 'terms', action: 'updated', source_changed: true },
+    required: ['type', 'id', 'slug', 'action', 'source_changed'],
   },
   'content.fragment.changed': {
-    valid: { key: 'footer', action: 'created', source_changed: false },
-    required: ['key', 'action', 'source_changed'],
+    valid: { type: 'fragment', id: 'footer', key: 'footer', action: 'created', source_changed: false },
+    required: ['type', 'id', 'key', 'action', 'source_changed'],
   },
   'email.send': {
     valid: {

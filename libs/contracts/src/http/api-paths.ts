@@ -24,6 +24,7 @@ export const API_PREFIX_OWNERS: ReadonlyArray<readonly [string, ApiService]> = O
   ['/pages', 'i18n'],
   ['/fragments', 'i18n'],
   ['/admin/content', 'i18n'],
+  ['/sitemap.xml', 'i18n'],
   ['/admin/ai', 'i18n'],
   ['/search', 'search'],
   ['/admin/search', 'search'],

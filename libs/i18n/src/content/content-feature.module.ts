@@ -1,0 +1,39 @@
+import { Module } from '@nestjs/common';
+import { I18nCoreModule } from '../i18n-core.module';
+import { LocalesFeatureModule } from '../locales/locales-feature.module';
+import { AdminFragmentsController, AdminPagesController } from './http/admin-content.controller';
+import { PublicContentController } from './http/public-content.controller';
+import { ContentOutbox } from './persistence/content.outbox';
+import { ContentRepository } from './persistence/content.repository';
+import { ActiveLocales } from './use-cases/active-locales';
+import { ContentQueries } from './use-cases/content.queries';
+import { DeleteFragmentUseCase, PutFragmentUseCase } from './use-cases/fragment-writes.use-case';
+import { DeletePageUseCase, PutPageUseCase } from './use-cases/page-writes.use-case';
+import { PublicContentService } from './use-cases/public-content.service';
+import { SeedLegalPagesUseCase } from './use-cases/seed-legal-pages.use-case';
+import { SitemapUseCase } from './use-cases/sitemap.use-case';
+
+/**
+ * Localized content: pages and fragments with their translation state, the public reads in the
+ * request's language, the legal pages seeded at start-up and the sitemap. Exports the repository,
+ * the outbox and the queries for the content translator.
+ */
+@Module({
+  imports: [I18nCoreModule, LocalesFeatureModule],
+  controllers: [AdminPagesController, AdminFragmentsController, PublicContentController],
+  providers: [
+    ContentRepository,
+    ContentOutbox,
+    ActiveLocales,
+    ContentQueries,
+    PutPageUseCase,
+    DeletePageUseCase,
+    PutFragmentUseCase,
+    DeleteFragmentUseCase,
+    PublicContentService,
+    SeedLegalPagesUseCase,
+    SitemapUseCase,
+  ],
+  exports: [ContentRepository, ContentOutbox, ContentQueries],
+})
+export class ContentFeatureModule {}

@@ -1,0 +1,53 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { currentLocale } from '@flowplane/platform/http';
+import { I18nConfig } from '../../i18n.config';
+import { SettingsExpander } from '../../tokens/settings-expander.service';
+import { expandSettingsTokens } from '../../tokens/settings-tokens';
+import { ContentException } from '../content.exception';
+import { projectFragment } from '../domain/fragment';
+import { contentChain, type LocaleMap, pickText } from '../domain/localized-text';
+import type { PublicFragmentDto, PublicPageDto } from '../dto/content.dto';
+import { ContentRepository } from '../persistence/content.repository';
+
+/**
+ * The public reads: a page or a fragment in the request's locale (query `lang`, `lang` cookie,
+ * Accept-Language, the default locale), each text picked by the chain requested, base, fallback, then
+ * any non-empty value, and settings tokens expanded after that choice (locale first, tokens second):
+ * title, SEO and fragment leaves as plain text, the body as HTML (values escaped, markup untouched).
+ */
+@Injectable()
+export class PublicContentService {
+  constructor(
+    @Inject(ContentRepository) private readonly repository: ContentRepository,
+    @Inject(SettingsExpander) private readonly expander: SettingsExpander,
+    @Inject(I18nConfig) private readonly config: I18nConfig,
+  ) {}
+
+  /** The page and the locale its body was picked from (`Content-Language`). */
+  async page(slug: string): Promise<{ page: PublicPageDto; contentLocale: string }> {
+    const locale = this.locale();
+    const [p, lookup] = await Promise.all([this.repository.findPage(slug), this.expander.lookup(locale)]);
+    if (!p) throw ContentException.pageNotFound(slug);
+    const chain = contentChain(locale, this.config.fallbackLocale);
+    const plain = (m: LocaleMap | undefined) => expandSettingsTokens(pickText(m, chain)?.text ?? '', lookup, 'plain');
+    const body = pickText(p.body, chain);
+    const seo: PublicPageDto['seo'] = {};
+    if (p.seo.title && pickText(p.seo.title, chain)) seo.title = plain(p.seo.title);
+    if (p.seo.description && pickText(p.seo.description, chain)) seo.description = plain(p.seo.description);
+    return {
+      page: { slug: p.slug, locale, title: plain(p.title), body: expandSettingsTokens(body?.text ?? '', lookup, 'html'), seo, updatedAt: p.updatedAt.toISOString() },
+      contentLocale: body?.locale ?? locale,
+    };
+  }
+
+  async fragment(key: string): Promise<PublicFragmentDto> {
+    const locale = this.locale();
+    const [stored, lookup] = await Promise.all([this.repository.fragmentJson(key), this.expander.lookup(locale)]);
+    if (!stored) throw ContentException.fragmentNotFound(key);
+    return { key, locale, data: projectFragment(JSON.parse(stored.json), contentChain(locale, this.config.fallbackLocale), lookup) };
+  }
+
+  private locale(): string {
+    return currentLocale() || this.config.defaultLocale;
+  }
+}

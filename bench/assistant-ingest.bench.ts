@@ -18,6 +18,8 @@ import { IngestKnowledgeUseCase, RagContextController } from '@flowplane/assista
 import { chunkDocument, embeddingText, type KnowledgeDocument } from '@flowplane/assistant/knowledge';
 import { LocalHashEmbedder } from '@flowplane/llm';
 import { mintToken } from '@flowplane/platform/auth';
+import { VECTOR_STORE } from '@flowplane/platform/service';
+import { EmbeddedVectorStore, type VectorStore } from '@flowplane/platform/vector';
 import { SearchService } from '@flowplane/search';
 import { startStandalone } from '../apps/standalone/src/standalone';
 import type { BenchResult } from './bench-result';
@@ -85,6 +87,13 @@ export async function run(): Promise<BenchResult[]> {
     const searchRate = texts.length / ((performance.now() - t) / 1000);
     await search.deleteIndex('bench_raw');
 
+    // Points reach the HNSW graph after the writes (ADR 0033); retrieval is measured on a quiet,
+    // fully indexed index, and the catch-up time is reported.
+    const vectors = platform.services.find((s) => s.name === 'search')!.app.get<VectorStore>(VECTOR_STORE);
+    t = performance.now();
+    if (vectors instanceof EmbeddedVectorStore) await vectors.indexNow();
+    const catchUpMs = performance.now() - t;
+
     // Retrieval at `target` chunks: the node step beside the search service's own query.
     const node = assistant.get(RagContextController);
     const rnd = rng(7);
@@ -108,7 +117,7 @@ export async function run(): Promise<BenchResult[]> {
     const stepP99 = pct(stepMs, 0.99);
     const searchP99 = pct(searchMs, 0.99);
     return [
-      { name: `Knowledge ingest through the gateway, ${chunks.length} chunks (chunks/s) vs the bare local-hash embedder`, ours: ingestRate, baseline: bareRate, unit: 'chunks/s', ratio: ingestRate / bareRate, notes: `SearchService.upsert alone on the same texts: ${searchRate.toFixed(0)} chunks/s (${(ingestRate / searchRate).toFixed(2)}x of it); use case in process: ${useCaseRate.toFixed(0)} chunks/s new, ${replaceRate.toFixed(0)} chunks/s re-ingesting unchanged; goal >= 0.8x` },
+      { name: `Knowledge ingest through the gateway, ${chunks.length} chunks (chunks/s) vs the bare local-hash embedder`, ours: ingestRate, baseline: bareRate, unit: 'chunks/s', ratio: ingestRate / bareRate, notes: `SearchService.upsert alone on the same texts: ${searchRate.toFixed(0)} chunks/s (${(ingestRate / searchRate).toFixed(2)}x of it); use case in process: ${useCaseRate.toFixed(0)} chunks/s new, ${replaceRate.toFixed(0)} chunks/s re-ingesting unchanged; graph catch-up after the writes ${catchUpMs.toFixed(0)} ms; goal >= 0.8x` },
       { name: `svc/assistant-rag-context step p99 at ${chunks.length} chunks (ms) vs SearchService.query in process`, ours: stepP99, baseline: searchP99, unit: 'ms p99', ratio: searchP99 / stepP99, notes: `step p50 ${pct(stepMs, 0.5).toFixed(2)} ms, search p50 ${pct(searchMs, 0.5).toFixed(2)} ms; goal <= 2 ms` },
     ];
   } finally {

@@ -147,6 +147,10 @@ export class VectorEnv {
 
   @Sensitive() @IsOptional() @IsString()
   VECTORSTORE_API_KEY?: string;
+
+  /** Embedded backend: KB of vectors an index keeps outside its HNSW graph (searched exactly) before writes index the excess themselves; 0 indexes every write at once. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(0)
+  VECTOR_INDEXING_THRESHOLD_KB?: number;
 }
 
 /** Cross-replica coordination for the hub. */

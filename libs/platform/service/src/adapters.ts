@@ -35,5 +35,9 @@ export function vectorFromConfig(c: ServiceConfig, service: string): Promise<Vec
     dir: c.STORE === 'memory' ? undefined : path.resolve(c.DATA_DIR as string, service, 'vectors'),
     url: c.VECTORSTORE_URL as string,
     apiKey: c.VECTORSTORE_API_KEY as string | undefined,
+    embedded:
+      c.VECTOR_INDEXING_THRESHOLD_KB === undefined
+        ? undefined
+        : { hnsw: { indexingThresholdBytes: Number(c.VECTOR_INDEXING_THRESHOLD_KB) * 1024 } },
   });
 }

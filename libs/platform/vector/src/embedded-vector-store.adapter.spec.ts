@@ -27,8 +27,9 @@ describe('EmbeddedVectorStore', () => {
   });
 
   it('keeps serving every point after growing past its initial capacity and heavy deletes', async () => {
-    // exactSearchThreshold 0 sends every query through the HNSW graph.
-    const store = await openStore({ hnsw: { initialCapacity: 8, exactSearchThreshold: 0 } });
+    // exactSearchThreshold 0 sends every query through the HNSW graph, indexingThresholdBytes 0
+    // puts every write into it at once.
+    const store = await openStore({ hnsw: { initialCapacity: 8, exactSearchThreshold: 0, indexingThresholdBytes: 0 } });
     const { vectors } = clusteredVectors(400, 12, 8, 3);
     await store.createIndex('grow', { dim: 12, distance: 'euclid' });
     await store.upsert(
@@ -151,5 +152,134 @@ describe('EmbeddedVectorStore', () => {
     await expect(store.query('gone', { vector: [1, 0], limit: 1 })).rejects.toMatchObject({ status: 503 });
     await expect(store.upsert('gone', [{ id: 1, vector: [1, 0] }])).rejects.toMatchObject({ status: 503 });
     await expect(store.close()).resolves.toBeUndefined();
+  });
+
+  describe('deferred indexing (points searchable before they reach the graph)', () => {
+    const DIM = 16;
+    const data = clusteredVectors(3000, DIM, 30, 11);
+    const queries = clusteredVectors(30, DIM, 30, 12).vectors;
+    const points = (from: number, to: number) =>
+      data.vectors.slice(from, to).map((vector, i) => ({ id: from + i, vector, payload: { even: (from + i) % 2 === 0 } }));
+    const unit = (v: number[]) => {
+      const n = Math.hypot(...v);
+      return v.map((x) => x / n);
+    };
+    const topK = (q: number[], k: number, ids: number[]) => {
+      const u = unit(q);
+      return ids
+        .map((i) => ({ i, s: unit(data.vectors[i]).reduce((a, x, j) => a + x * u[j], 0) }))
+        .sort((a, b) => b.s - a.s || a.i - b.i)
+        .slice(0, k)
+        .map((h) => h.i);
+    };
+    // Graph queries from the first point on; background indexing only when a test asks for it.
+    const tuning = { exactSearchThreshold: 0, indexingIdleMs: 60_000 };
+
+    it('finds a point right after its upsert, while the rest sits in the graph', async () => {
+      const store = await openStore({ hnsw: tuning });
+      await store.createIndex('fresh', { dim: DIM, distance: 'cosine' });
+      await store.upsert('fresh', points(0, 2000));
+      await store.indexNow();
+      expect(await store.pendingCount('fresh')).toBe(0);
+      await store.upsert('fresh', points(2000, 2001));
+      expect(await store.pendingCount('fresh')).toBe(1);
+      const [hit] = await store.query('fresh', { vector: data.vectors[2000], limit: 1 });
+      expect(hit).toMatchObject({ id: 2000, score: expect.closeTo(1, 5), payload: { even: true } });
+      // And once it is in the graph, the same answer.
+      await store.indexNow();
+      expect((await store.query('fresh', { vector: data.vectors[2000], limit: 1 }))[0]).toMatchObject({ id: 2000, score: expect.closeTo(1, 5) });
+    });
+
+    it('honours deletes and re-upserts of pending points, and moves an updated indexed point out of the graph', async () => {
+      const store = await openStore({ hnsw: tuning });
+      await store.createIndex('churn', { dim: DIM, distance: 'cosine' });
+      await store.upsert('churn', points(0, 1500));
+      await store.indexNow();
+      await store.upsert('churn', points(1500, 1600));
+      // A pending point deleted: gone from answers and from the count.
+      await store.delete('churn', [1550]);
+      expect(await store.pendingCount('churn')).toBe(99);
+      expect((await store.query('churn', { vector: data.vectors[1550], limit: 5 })).map((h) => h.id)).not.toContain(1550);
+      // A pending point re-upserted with another vector: only the new one answers.
+      await store.upsert('churn', [{ id: 1551, vector: data.vectors[7], payload: { moved: true } }]);
+      expect((await store.query('churn', { vector: data.vectors[1551], limit: 3 })).map((h) => h.id)).not.toContain(1551);
+      const near7 = await store.query('churn', { vector: data.vectors[7], limit: 2 });
+      expect(near7.map((h) => h.id).sort((a, b) => (a as number) - (b as number))).toEqual([7, 1551]);
+      expect(near7.find((h) => h.id === 1551)?.payload).toEqual({ moved: true });
+      // An indexed point updated: its old vector no longer finds it, the new one does at once.
+      await store.upsert('churn', [{ id: 10, vector: data.vectors[1599], payload: {} }]);
+      expect((await store.query('churn', { vector: data.vectors[10], limit: 3 })).map((h) => h.id)).not.toContain(10);
+      expect((await store.query('churn', { vector: data.vectors[1599], limit: 2 })).map((h) => h.id).sort((a, b) => (a as number) - (b as number))).toEqual([10, 1599]);
+      expect((await store.getIndex('churn'))?.count).toBe(1599);
+      // An indexed point deleted stays deleted once everything is in the graph.
+      await store.delete('churn', [11]);
+      await store.indexNow();
+      expect((await store.query('churn', { vector: data.vectors[11], limit: 3 })).map((h) => h.id)).not.toContain(11);
+      expect((await store.query('churn', { vector: data.vectors[1599], limit: 2 })).map((h) => h.id).sort((a, b) => (a as number) - (b as number))).toEqual([10, 1599]);
+      expect((await store.getIndex('churn'))?.count).toBe(1598);
+      const all = await store.query('churn', { vector: data.vectors[0], limit: 1598 });
+      expect(new Set(all.map((h) => h.id)).size).toBe(1598);
+    });
+
+    it('keeps recall@10 >= 0.95 against brute force with half the points pending, filtered or not', async () => {
+      const store = await openStore({ hnsw: tuning });
+      await store.createIndex('half', { dim: DIM, distance: 'cosine' });
+      await store.upsert('half', points(0, 1500));
+      await store.indexNow();
+      await store.upsert('half', points(1500, 3000));
+      expect(await store.pendingCount('half')).toBe(1500);
+      const ids = data.vectors.map((_, i) => i);
+      let plain = 0;
+      let filtered = 0;
+      for (const q of queries) {
+        const hits = await store.query('half', { vector: q, limit: 10 });
+        expect(hits).toHaveLength(10);
+        for (let i = 1; i < hits.length; i++) expect(hits[i - 1].score).toBeGreaterThanOrEqual(hits[i].score);
+        const want = new Set(topK(q, 10, ids));
+        plain += hits.filter((h) => want.has(h.id as number)).length / 10;
+        const even = await store.query('half', { vector: q, limit: 10, filter: { even: true } });
+        expect(even.every((h) => (h.id as number) % 2 === 0)).toBe(true);
+        const wantEven = new Set(topK(q, 10, ids.filter((i) => i % 2 === 0)));
+        filtered += even.filter((h) => wantEven.has(h.id as number)).length / 10;
+      }
+      expect(plain / queries.length).toBeGreaterThanOrEqual(0.95);
+      expect(filtered / queries.length).toBeGreaterThanOrEqual(0.95);
+    });
+
+    it('indexes in the background once writes pause, and bounds the pending tail by the threshold', async () => {
+      const store = await openStore({ hnsw: { exactSearchThreshold: 0, indexingIdleMs: 30, indexingThresholdBytes: 100 * DIM * 4 } });
+      await store.createIndex('bg', { dim: DIM, distance: 'cosine' });
+      await store.upsert('bg', points(0, 250));
+      expect(await store.pendingCount('bg')).toBe(100);
+      await store.upsert('bg', points(250, 300));
+      expect(await store.pendingCount('bg')).toBe(100);
+      // Drained by background steps alone (polled: the machine may be busy).
+      for (let waited = 0; (await store.pendingCount('bg')) > 0 && waited < 5000; waited += 20) await sleep(20);
+      expect(await store.pendingCount('bg')).toBe(0);
+      expect((await store.query('bg', { vector: data.vectors[299], limit: 1 }))[0].id).toBe(299);
+    });
+
+    it('saves pending points with their vectors and indexes them after a reopen', async () => {
+      const writer = await openStore({ dir, flushDelayMs: 60_000, hnsw: tuning });
+      await writer.createIndex('kept', { dim: DIM, distance: 'cosine' });
+      await writer.upsert('kept', points(0, 1200));
+      await writer.indexNow();
+      await writer.upsert('kept', points(1200, 1300));
+      await writer.delete('kept', [5, 1250]);
+      await writer.close();
+      expect(await readdir(path.join(dir, 'kept'))).toEqual(expect.arrayContaining(['pending-1.f32']));
+      const reader = await openStore({ dir, hnsw: tuning });
+      expect(await reader.getIndex('kept')).toMatchObject({ count: 1298 });
+      expect(await reader.pendingCount('kept')).toBe(99);
+      for (const id of [0, 1199, 1200, 1299]) {
+        expect((await reader.query('kept', { vector: data.vectors[id], limit: 1 }))[0]).toMatchObject({ id, payload: { even: id % 2 === 0 } });
+      }
+      const scrolled = await reader.scroll('kept', { limit: 1, offset: 1201, withVectors: true });
+      expect(scrolled.points[0].vector?.[0]).toBeCloseTo(unit(data.vectors[1201])[0], 5);
+      await reader.indexNow();
+      expect(await reader.pendingCount('kept')).toBe(0);
+      for (const id of [5, 1250]) expect((await reader.query('kept', { vector: data.vectors[id], limit: 3 })).map((h) => h.id)).not.toContain(id);
+      expect((await reader.query('kept', { vector: data.vectors[1299], limit: 1 }))[0].id).toBe(1299);
+    });
   });
 });

@@ -3,6 +3,11 @@
  * Writes apply to memory at once and reach disk on a flush at most `flushDelayMs` after the first
  * unsaved change, and on close(): a crash loses at most that window, never consistency (see
  * hnsw-collection.persistence.ts). One process must own a directory at a time.
+ *
+ * Points are searchable as soon as an upsert resolves, but join each index's HNSW graph later
+ * (ADR 0033): the store indexes them in short steps once writes pause for `indexingIdleMs`, and a
+ * write that leaves more than `indexingThresholdBytes` of vectors outside the graph indexes the
+ * excess itself, which bounds the exact scan every query adds for them.
  */
 import {
   DEFAULT_HNSW_TUNING,
@@ -28,6 +33,7 @@ import {
   dedupePointsLastWins,
 } from './vector-input.validator';
 import {
+  VectorDimensionError,
   VectorIndexConflictError,
   VectorIndexNotFoundError,
   VectorStoreUnavailableError,
@@ -51,7 +57,7 @@ export interface EmbeddedVectorStoreOptions {
   dir?: string;
   /** Longest time a change stays only in memory (default 1000 ms). */
   flushDelayMs?: number;
-  /** HNSW parameters; defaults M=16, efConstruction=200, efSearch=64. */
+  /** HNSW parameters; defaults M=16, efConstruction=200, efSearch=64, deferred indexing as in DEFAULT_HNSW_TUNING. */
   hnsw?: Partial<HnswTuning>;
 }
 
@@ -74,6 +80,9 @@ export class EmbeddedVectorStore implements VectorStore {
   private loadError: unknown = null;
   private flushError: unknown = null;
   private flushTimer: NodeJS.Timeout | null = null;
+  private indexTimer: { cancel(): void } | null = null;
+  /** When the last upsert arrived (performance.now()): background indexing waits for a pause. */
+  private lastWriteAt = 0;
   private closed = false;
   /** Serialises mutations with flushes: the graph must not change while hnswlib writes it. */
   private queue: Promise<unknown> = Promise.resolve();
@@ -188,14 +197,19 @@ export class EmbeddedVectorStore implements VectorStore {
         throw new VectorValidationError('each point must be an object {id, vector, payload?}');
       const id = canonicalPointId(p.id);
       assertVector(name, p.vector);
-      return { id, vector: p.vector.slice(), payload: clonePayload(p.payload) };
+      // The float32 copy the index keeps: the caller may reuse its array once this returns.
+      return { id, vector: Float32Array.from(p.vector), payload: clonePayload(p.payload) };
     });
     await this.exclusive(() => {
       const c = this.require(name);
-      for (const p of prepared) assertVector(name, p.vector, c.dim);
+      for (const p of prepared) if (p.vector.length !== c.dim) throw new VectorDimensionError(name, c.dim, p.vector.length);
       if (!prepared.length) return;
       c.upsert(dedupePointsLastWins(prepared));
+      // Beyond the threshold the writer pays for the excess itself: that bounds the exact scan.
+      if (c.pendingBytes > this.tuning.indexingThresholdBytes) c.indexPending(Infinity, this.tuning.indexingThresholdBytes);
+      this.lastWriteAt = performance.now();
       this.markDirty(name);
+      this.scheduleIndexing();
     });
   }
 
@@ -261,6 +275,26 @@ export class EmbeddedVectorStore implements VectorStore {
     await this.open();
   }
 
+  /**
+   * Adds every pending point to its index's graph now, without waiting for a pause in writes
+   * (benchmarks and tests that measure the graph; queries are correct either way).
+   */
+  async indexNow(): Promise<void> {
+    await this.exclusive(() => {
+      for (const [name, { collection }] of this.collections) {
+        if (collection.pendingCount === 0) continue;
+        collection.indexPending();
+        this.markDirty(name);
+      }
+    });
+  }
+
+  /** Points of `name` (index or alias) not in its graph yet; 0 for an unknown name. */
+  async pendingCount(name: string): Promise<number> {
+    await this.open();
+    return this.resolve(name)?.pendingCount ?? 0;
+  }
+
   /** Writes every unsaved change to disk now (no-op in memory mode). */
   async flush(): Promise<void> {
     await this.open();
@@ -273,6 +307,7 @@ export class EmbeddedVectorStore implements VectorStore {
     await this.ready;
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = null;
+    this.cancelIndexing();
     try {
       if (!this.loadError) await this.exclusive(() => this.flushDirty(), true);
     } finally {
@@ -295,9 +330,12 @@ export class EmbeddedVectorStore implements VectorStore {
         persisted.graphFile,
         persisted.entries,
         meta.nextLabel,
+        persisted.pendingVectors,
       );
       this.collections.set(meta.name, { collection, generation: meta.generation });
     }
+    // Points saved before they reached the graph are indexed like fresh writes.
+    if ([...this.collections.values()].some((s) => s.collection.pendingCount > 0)) this.scheduleIndexing();
     // An alias whose index never committed (crash between create and first flush) points nowhere.
     for (const [alias, index] of this.aliases) if (!this.collections.has(index)) this.aliases.delete(alias);
   }
@@ -369,6 +407,57 @@ export class EmbeddedVectorStore implements VectorStore {
     this.flushTimer.unref();
   }
 
+  /** Runs one background indexing step `delay` ms from now, unless one is already due. */
+  private scheduleIndexing(delay = this.tuning.indexingIdleMs): void {
+    if (this.indexTimer || this.closed) return;
+    const step = () => {
+      this.indexTimer = null;
+      void this.indexStep();
+    };
+    if (delay > 0) {
+      const timer = setTimeout(step, delay).unref();
+      this.indexTimer = { cancel: () => clearTimeout(timer) };
+    } else {
+      // Between steps, setImmediate lets the I/O that queued meanwhile (requests, writes) go first.
+      const immediate = setImmediate(step).unref();
+      this.indexTimer = { cancel: () => clearImmediate(immediate) };
+    }
+  }
+
+  private cancelIndexing(): void {
+    this.indexTimer?.cancel();
+    this.indexTimer = null;
+  }
+
+  /**
+   * One step of background indexing: at most `indexingSliceMs` of graph inserts for the first index
+   * with pending points, then the next step, until every graph has caught up. A write arriving
+   * meanwhile pushes the next step back until writes pause again.
+   */
+  private async indexStep(): Promise<void> {
+    if (this.closed) return;
+    const idle = this.tuning.indexingIdleMs;
+    const quiet = performance.now() - this.lastWriteAt;
+    if (quiet < idle) return this.scheduleIndexing(Math.ceil(idle - quiet));
+    let more = false;
+    try {
+      more = await this.exclusive(() => {
+        if (performance.now() - this.lastWriteAt < idle) return true;
+        for (const [name, { collection }] of this.collections) {
+          if (collection.pendingCount === 0) continue;
+          collection.indexPending(this.tuning.indexingSliceMs);
+          // Saved once the tail is drained, not after every step: until then the saved tail is as good.
+          if (collection.pendingCount === 0) this.markDirty(name);
+          return true;
+        }
+        return false;
+      });
+    } catch {
+      return; // closed meanwhile
+    }
+    if (more) this.scheduleIndexing(performance.now() - this.lastWriteAt < idle ? idle : 0);
+  }
+
   private async flushDirty(): Promise<void> {
     if (!this.dir) return;
     const dir = this.dir;
@@ -378,7 +467,7 @@ export class EmbeddedVectorStore implements VectorStore {
         this.dirty.delete(name);
         continue;
       }
-      const { entries, nextLabel } = state.collection.snapshot();
+      const { entries, pendingVectors, nextLabel } = state.collection.snapshot();
       const generation = state.generation + 1;
       try {
         await saveCollection(
@@ -391,9 +480,11 @@ export class EmbeddedVectorStore implements VectorStore {
             generation,
             nextLabel,
             count: entries.length,
+            pending: pendingVectors.length,
           },
           entries,
           (file) => state.collection.writeGraph(file),
+          pendingVectors,
         );
       } catch (err) {
         // Keep the index dirty and retry on the next timer; /readyz reports the failure meanwhile.

@@ -2,6 +2,12 @@
  * One embedded index: an hnswlib HierarchicalNSW graph plus the maps between external point ids,
  * hnswlib's integer labels and payloads. Inputs arrive validated (canonical ids, cloned payloads,
  * checked vectors); this class only does the indexing and search.
+ *
+ * Like a Qdrant collection with an unindexed segment, an upsert does not touch the graph: the point
+ * joins a pending tail (its vector kept as a Float32Array) and is searchable at once, a query
+ * merging the graph's hits with an exact scan of the tail. `indexPending()` moves tail points into
+ * the graph; the store calls it off the write path (when writes pause, or on the write path only
+ * for what exceeds the indexing threshold). See ADR 0033.
  */
 import { HierarchicalNSW, type SpaceName } from 'hnswlib-node';
 import { comparePointIds, pointIdKey } from './vector-input.validator';
@@ -28,6 +34,16 @@ export interface HnswTuning {
   initialCapacity: number;
   /** At or below this many candidate points a query scans them exactly instead of walking the graph. */
   exactSearchThreshold: number;
+  /**
+   * Vector bytes (dim x 4 per point) an index may hold outside the graph, searched exactly, before
+   * the write path itself indexes the excess (Qdrant's `indexing_threshold_kb`, in bytes here).
+   * 0 indexes every write at once.
+   */
+  indexingThresholdBytes: number;
+  /** Pending points are indexed in the background once no write has arrived for this long. */
+  indexingIdleMs: number;
+  /** Longest stretch one background indexing step holds the event loop. */
+  indexingSliceMs: number;
 }
 
 // Measured on 20k clustered vectors (notes/infra-facts.md): M=16, efC=200, ef=50 gives recall@10 ≈ 0.9998.
@@ -37,6 +53,10 @@ export const DEFAULT_HNSW_TUNING: HnswTuning = {
   efSearch: 64,
   initialCapacity: 1024,
   exactSearchThreshold: 1000,
+  // About 21,000 points of 768 dimensions; an exact scan of that many takes ~15 ms on one core.
+  indexingThresholdBytes: 64_000 * 1024,
+  indexingIdleMs: 100,
+  indexingSliceMs: 4,
 };
 
 // A filter matching less than this share of the points makes hnswlib's filtered walk visit
@@ -55,13 +75,16 @@ export interface StoredEntry {
   id: VectorPointId;
   label: number;
   payload: VectorPayload;
+  /** Not in the graph yet: its vector is persisted beside it, not in the graph file. */
+  pending?: boolean;
 }
 
 interface Entry extends StoredEntry {
   key: string;
   /**
-   * The stored (for cosine, normalised) vector, copied out of the graph the first time an exact
-   * scan of a small collection reads it: reading it from hnswlib allocates a fresh array per call.
+   * The stored (for cosine, normalised) vector. Always set while the point is pending; for an
+   * indexed point, copied out of the graph the first time an exact scan of a small collection
+   * reads it: reading it from hnswlib allocates a fresh array per call.
    */
   vector?: Float32Array;
 }
@@ -69,7 +92,8 @@ interface Entry extends StoredEntry {
 /** A validated point ready to index. */
 export interface IndexablePoint {
   id: VectorPointId;
-  vector: number[];
+  /** A Float32Array is taken over as the stored vector (normalised in place for cosine), an array copied. */
+  vector: number[] | Float32Array;
   payload: VectorPayload;
 }
 
@@ -78,6 +102,8 @@ export class HnswCollection {
   private readonly byLabel = new Map<number, Entry>();
   /** Entries in scroll order; rebuilt lazily after ids are added or removed. */
   private sorted: Entry[] | null = null;
+  /** Points not in the graph yet, by label, oldest first (the order they are indexed in). */
+  private readonly pending = new Map<number, Entry>();
 
   private constructor(
     readonly name: string,
@@ -106,6 +132,8 @@ export class HnswCollection {
     graphFile: string,
     entries: StoredEntry[],
     nextLabel: number,
+    /** Vectors of the entries flagged `pending`, in their order. */
+    pendingVectors: Float32Array[] = [],
   ): Promise<HnswCollection> {
     const graph = new HierarchicalNSW(SPACES[distance], dim);
     await graph.readIndex(graphFile, true);
@@ -113,7 +141,18 @@ export class HnswCollection {
       throw new Error(`graph file ${graphFile} has dimension ${graph.getNumDimensions()}, expected ${dim}`);
     }
     const collection = new HnswCollection(name, dim, distance, graph, tuning, nextLabel);
-    for (const e of entries) collection.track({ ...e, key: pointIdKey(e.id) });
+    let p = 0;
+    for (const e of entries) {
+      const entry: Entry = { id: e.id, label: e.label, payload: e.payload, key: pointIdKey(e.id) };
+      if (e.pending) {
+        const vector = pendingVectors[p++];
+        if (!vector || vector.length !== dim) throw new Error(`pending vector ${p - 1} of "${name}" is missing or has the wrong dimension`);
+        entry.pending = true;
+        entry.vector = vector;
+      }
+      collection.track(entry);
+    }
+    if (p !== pendingVectors.length) throw new Error(`"${name}" has ${pendingVectors.length} pending vectors for ${p} pending points`);
     return collection;
   }
 
@@ -122,26 +161,41 @@ export class HnswCollection {
     return this.byKey.size;
   }
 
-  /** Inserts or replaces points (vector and payload). */
+  /** Live points not in the graph yet. */
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
+  /** Vector bytes of the pending points (what the indexing threshold bounds). */
+  get pendingBytes(): number {
+    return this.pending.size * this.dim * 4;
+  }
+
+  /**
+   * Inserts or replaces points (vector and payload). They join the pending tail, searchable at
+   * once; a point already in the graph leaves it (its old vector must not answer any more).
+   */
   upsert(points: IndexablePoint[]): void {
     for (const p of points) {
       const key = pointIdKey(p.id);
+      const vector = this.storedVector(p.vector);
       const existing = this.byKey.get(key);
       if (existing) {
-        // hnswlib updates a live label in place and repairs its neighbourhood, which keeps the
-        // slot (markDelete + re-add would leave a tombstone per update).
-        this.graph.addPoint(p.vector, existing.label);
         existing.payload = p.payload;
-        existing.vector = undefined;
+        existing.vector = vector;
+        if (existing.pending) continue;
+        // A fresh label for the new version: the graph's slot becomes a tombstone that the next
+        // insert reuses, so updates do not grow memory.
+        this.graph.markDelete(existing.label);
+        this.byLabel.delete(existing.label);
+        existing.label = this.takeLabel();
+        existing.pending = true;
+        this.byLabel.set(existing.label, existing);
+        this.pending.set(existing.label, existing);
         continue;
       }
-      this.ensureCapacity();
-      if (this.nextLabel > MAX_LABEL) {
-        throw new VectorStoreUnavailableError(`vector index "${this.name}" ran out of labels; rebuild it`);
-      }
-      const label = this.nextLabel++;
-      this.graph.addPoint(p.vector, label, true);
-      this.track({ id: p.id, key, label, payload: p.payload });
+      const entry: Entry = { id: p.id, key, label: this.takeLabel(), payload: p.payload, pending: true, vector };
+      this.track(entry);
     }
   }
 
@@ -150,11 +204,35 @@ export class HnswCollection {
     for (const id of ids) {
       const entry = this.byKey.get(pointIdKey(id));
       if (!entry) continue;
-      this.graph.markDelete(entry.label);
+      if (entry.pending) this.pending.delete(entry.label);
+      else this.graph.markDelete(entry.label);
       this.byKey.delete(entry.key);
       this.byLabel.delete(entry.label);
       this.sorted = null;
     }
+  }
+
+  /**
+   * Adds pending points to the graph, oldest first, until at most `keepBytes` of vectors remain
+   * pending or `budgetMs` has passed (after at least one point). Returns how many it indexed.
+   */
+  indexPending(budgetMs = Infinity, keepBytes = 0): number {
+    const started = performance.now();
+    const perPoint = this.dim * 4;
+    let indexed = 0;
+    for (const [label, e] of this.pending) {
+      if (this.pending.size * perPoint <= keepBytes) break;
+      this.ensureCapacity();
+      // hnswlib takes plain arrays only.
+      this.graph.addPoint(Array.from(e.vector as Float32Array), label, true);
+      this.pending.delete(label);
+      e.pending = false;
+      // Large collections read vectors from the graph when they scan; small ones keep the copy.
+      if (this.byKey.size > this.tuning.exactSearchThreshold) e.vector = undefined;
+      indexed++;
+      if (performance.now() - started >= budgetMs) break;
+    }
+    return indexed;
   }
 
   /**
@@ -167,28 +245,42 @@ export class HnswCollection {
     const total = this.byKey.size;
     if (total === 0) return [];
     const threshold = this.tuning.exactSearchThreshold;
+    const indexed = total - this.pending.size;
     if (!predicate) {
       const k = Math.min(limit, total);
       const all = (): Entry[] => [...this.byKey.values()];
       if (total <= threshold) return this.exactSearch(vector, k, all());
-      return this.graphSearch(vector, k, undefined, ef) ?? this.exactSearch(vector, k, all());
+      const fromGraph = indexed > 0 ? this.graphSearch(vector, Math.min(k, indexed), undefined, ef) : [];
+      if (!fromGraph) return this.exactSearch(vector, k, all());
+      return this.withPending(vector, k, fromGraph);
     }
-    if (total > threshold && this.estimateShare(predicate) >= FILTERED_GRAPH_MIN_SHARE) {
+    if (total > threshold && indexed > 0 && this.estimateShare(predicate) >= FILTERED_GRAPH_MIN_SHARE) {
+      // The graph holds only indexed labels; pending matches come from the exact scan below.
       const hits = this.graphSearch(
         vector,
-        Math.min(limit, total),
+        Math.min(limit, indexed),
         (label) => {
           const e = this.byLabel.get(label);
           return e !== undefined && predicate(e.id, e.payload);
         },
         ef,
       );
-      if (hits) return hits;
+      if (hits) return this.withPending(vector, Math.min(limit, total), hits, predicate);
       // Fewer matches reachable than asked for: the exact scan below settles it.
     }
     const candidates: Entry[] = [];
     for (const e of this.byKey.values()) if (predicate(e.id, e.payload)) candidates.push(e);
     return this.exactSearch(vector, Math.min(limit, candidates.length), candidates);
+  }
+
+  /** The graph's hits merged with an exact scan of the pending points (matching `predicate`). */
+  private withPending(vector: number[], k: number, fromGraph: VectorHit[], predicate?: PointPredicate): VectorHit[] {
+    if (this.pending.size === 0) return fromGraph;
+    const tail: Entry[] = [];
+    for (const e of this.pending.values()) if (!predicate || predicate(e.id, e.payload)) tail.push(e);
+    if (!tail.length) return fromGraph;
+    const merged = fromGraph.concat(this.exactSearch(vector, Math.min(k, tail.length), tail));
+    return merged.sort((a, b) => this.compareHits(a, b)).slice(0, k);
   }
 
   /** One page of points in id order starting at `offset` (inclusive). */
@@ -207,7 +299,7 @@ export class HnswCollection {
       if (predicate && !predicate(e.id, e.payload)) continue;
       const point: VectorScrolledPoint = { id: e.id };
       if (withPayload) point.payload = structuredClone(e.payload);
-      if (withVectors) point.vector = this.graph.getPoint(e.label);
+      if (withVectors) point.vector = e.pending ? Array.from(e.vector as Float32Array) : this.graph.getPoint(e.label);
       points.push(point);
     }
     // The next page starts at the next matching id, so `nextOffset` is null exactly on the last page.
@@ -218,10 +310,17 @@ export class HnswCollection {
     return { points, nextOffset: null };
   }
 
-  /** Entries and label counter for persistence. */
-  snapshot(): { entries: StoredEntry[]; nextLabel: number } {
-    const entries = [...this.byKey.values()].map(({ id, label, payload }) => ({ id, label, payload }));
-    return { entries, nextLabel: this.nextLabel };
+  /** Entries, the vectors of the pending ones (in entry order) and the label counter for persistence. */
+  snapshot(): { entries: StoredEntry[]; pendingVectors: Float32Array[]; nextLabel: number } {
+    const entries: StoredEntry[] = [];
+    const pendingVectors: Float32Array[] = [];
+    for (const { id, label, payload, pending, vector } of this.byKey.values()) {
+      if (pending) {
+        entries.push({ id, label, payload, pending: true });
+        pendingVectors.push(vector as Float32Array);
+      } else entries.push({ id, label, payload });
+    }
+    return { entries, pendingVectors, nextLabel: this.nextLabel };
   }
 
   /** Writes the graph (with its tombstones) to `file`. */
@@ -232,12 +331,31 @@ export class HnswCollection {
   private track(entry: Entry): void {
     this.byKey.set(entry.key, entry);
     this.byLabel.set(entry.label, entry);
+    if (entry.pending) this.pending.set(entry.label, entry);
     this.sorted = null;
+  }
+
+  private takeLabel(): number {
+    if (this.nextLabel > MAX_LABEL) {
+      throw new VectorStoreUnavailableError(`vector index "${this.name}" ran out of labels; rebuild it`);
+    }
+    return this.nextLabel++;
+  }
+
+  /** The vector as the graph would store it: float32, normalised for cosine (as hnswlib does). */
+  private storedVector(v: number[] | Float32Array): Float32Array {
+    if (this.distance !== 'cosine') return v instanceof Float32Array ? v : Float32Array.from(v);
+    const out = v instanceof Float32Array ? v : new Float32Array(v.length);
+    let sum = 0;
+    for (let i = 0; i < v.length; i++) sum += v[i] * v[i];
+    const norm = Math.sqrt(sum);
+    for (let i = 0; i < v.length; i++) out[i] = norm > 0 ? v[i] / norm : v[i];
+    return out;
   }
 
   private ensureCapacity(): void {
     const slots = this.graph.getCurrentCount();
-    const tombstones = slots - this.byKey.size;
+    const tombstones = slots - (this.byKey.size - this.pending.size);
     // A tombstone is reused by the next insert, so only a graph without any needs to grow.
     if (tombstones === 0 && slots >= this.graph.getMaxElements()) {
       this.graph.resizeIndex(Math.max(this.tuning.initialCapacity, this.graph.getMaxElements() * 2));

@@ -3,7 +3,9 @@
  *
  *   <dir>/<index>/meta.json              {format, name, dim, distance, generation, nextLabel, count}
  *   <dir>/<index>/graph-<gen>.hnsw       hnswlib graph (writeIndex), tombstones included
- *   <dir>/<index>/points-<gen>.jsonl     one {id, label, payload} per live point
+ *   <dir>/<index>/points-<gen>.jsonl     one {id, label, payload, pending?} per live point
+ *   <dir>/<index>/pending-<gen>.f32      float32 vectors of the points flagged pending (not in the
+ *                                        graph yet), in their order in points-<gen>.jsonl
  *
  * A save writes the next generation's graph and points (each temp + fsync + rename), then
  * replaces meta.json the same way. meta.json is the commit point: a crash at any moment leaves
@@ -14,7 +16,9 @@ import path from 'node:path';
 import type { StoredEntry } from './hnsw-collection.engine';
 import type { VectorDistance } from './vector-store.port';
 
-const FORMAT = 1;
+/** Format 2 added pending points; format 1 directories (no pending points) still load. */
+const FORMAT = 2;
+const READABLE_FORMATS = [1, 2];
 const META = 'meta.json';
 /** Aliases of the whole store, `{alias: index}`; a file beside the index directories. */
 const ALIASES = 'aliases.json';
@@ -27,6 +31,8 @@ export interface CollectionMeta {
   generation: number;
   nextLabel: number;
   count: number;
+  /** Points not in the graph yet (absent in format 1: none). */
+  pending?: number;
 }
 
 /** A collection as found on disk, ready for `HnswCollection.restore`. */
@@ -34,6 +40,7 @@ export interface PersistedCollection {
   meta: CollectionMeta;
   graphFile: string;
   entries: StoredEntry[];
+  pendingVectors: Float32Array[];
 }
 
 /** Index files carry document payloads: owner-only, like the document store's files. */
@@ -42,13 +49,14 @@ const DIR_MODE = 0o700;
 
 const graphName = (gen: number): string => `graph-${gen}.hnsw`;
 const pointsName = (gen: number): string => `points-${gen}.jsonl`;
+const pendingName = (gen: number): string => `pending-${gen}.f32`;
 
 /** Writes `data` to `file` atomically: a sibling temp file, fsync, rename. */
-export async function writeFileAtomic(file: string, data: string): Promise<void> {
+export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
   const tmp = `${file}.${process.pid}.tmp`;
   const fh = await open(tmp, 'w', FILE_MODE);
   try {
-    await fh.writeFile(data, 'utf8');
+    await fh.writeFile(data);
     await fh.sync();
   } finally {
     await fh.close();
@@ -76,6 +84,7 @@ export async function saveCollection(
   meta: CollectionMeta,
   entries: StoredEntry[],
   writeGraph: (file: string) => Promise<void>,
+  pendingVectors: Float32Array[] = [],
 ): Promise<void> {
   const dir = path.join(root, meta.name);
   await mkdir(dir, { recursive: true, mode: DIR_MODE });
@@ -88,8 +97,16 @@ export async function saveCollection(
   await fsyncPath(graphTmp);
   await rename(graphTmp, path.join(dir, graphName(gen)));
 
-  const lines = entries.map((e) => JSON.stringify({ id: e.id, label: e.label, payload: e.payload }));
+  const lines = entries.map((e) =>
+    JSON.stringify(e.pending ? { id: e.id, label: e.label, payload: e.payload, pending: true } : { id: e.id, label: e.label, payload: e.payload }),
+  );
   await writeFileAtomic(path.join(dir, pointsName(gen)), lines.length ? `${lines.join('\n')}\n` : '');
+  if (pendingVectors.length) {
+    const bytes = Buffer.alloc(pendingVectors.length * meta.dim * 4);
+    const all = new Float32Array(bytes.buffer, bytes.byteOffset, pendingVectors.length * meta.dim);
+    pendingVectors.forEach((v, i) => all.set(v, i * meta.dim));
+    await writeFileAtomic(path.join(dir, pendingName(gen)), bytes);
+  }
   await writeFileAtomic(path.join(dir, META), JSON.stringify({ ...meta, format: FORMAT }));
   await fsyncPath(dir);
   await removeStaleFiles(dir, gen);
@@ -125,8 +142,26 @@ export async function loadCollections(root: string): Promise<PersistedCollection
         `${dir}: ${pointsName(meta.generation)} has ${entries.length} points, meta.json says ${meta.count}`,
       );
     }
+    const pending = entries.filter((e) => e.pending).length;
+    if (pending !== (meta.pending ?? 0)) {
+      throw new Error(`${dir}: ${pointsName(meta.generation)} has ${pending} pending points, meta.json says ${meta.pending ?? 0}`);
+    }
+    const pendingVectors = pending ? await readVectors(path.join(dir, pendingName(meta.generation)), meta.dim, pending) : [];
     await removeStaleFiles(dir, meta.generation);
-    out.push({ meta, graphFile: path.join(dir, graphName(meta.generation)), entries });
+    out.push({ meta, graphFile: path.join(dir, graphName(meta.generation)), entries, pendingVectors });
+  }
+  return out;
+}
+
+async function readVectors(file: string, dim: number, count: number): Promise<Float32Array[]> {
+  const bytes = await readFile(file);
+  if (bytes.length !== count * dim * 4) throw new Error(`${file} holds ${bytes.length} bytes, expected ${count} vectors of ${dim} float32`);
+  // A copy per vector: each outlives the file buffer on its own and is aligned.
+  const out: Float32Array[] = [];
+  for (let i = 0; i < count; i++) {
+    const v = new Float32Array(dim);
+    for (let j = 0; j < dim; j++) v[j] = bytes.readFloatLE((i * dim + j) * 4);
+    out.push(v);
   }
   return out;
 }
@@ -134,7 +169,7 @@ export async function loadCollections(root: string): Promise<PersistedCollection
 function parseMeta(text: string, dir: string): CollectionMeta {
   const meta = JSON.parse(text) as Partial<CollectionMeta>;
   if (
-    meta.format !== FORMAT ||
+    !READABLE_FORMATS.includes(meta.format as number) ||
     typeof meta.name !== 'string' ||
     path.basename(dir) !== meta.name ||
     typeof meta.dim !== 'number' ||
@@ -143,7 +178,7 @@ function parseMeta(text: string, dir: string): CollectionMeta {
     typeof meta.count !== 'number' ||
     !['cosine', 'dot', 'euclid'].includes(meta.distance as string)
   ) {
-    throw new Error(`${dir}/${META} is not a vector index description of format ${FORMAT}`);
+    throw new Error(`${dir}/${META} is not a vector index description of format ${READABLE_FORMATS.join(' or ')}`);
   }
   return meta as CollectionMeta;
 }
@@ -156,7 +191,7 @@ function parsePoints(text: string, dir: string): StoredEntry[] {
     if ((typeof e.id !== 'number' && typeof e.id !== 'string') || typeof e.label !== 'number') {
       throw new Error(`${dir}: malformed point line ${line.slice(0, 80)}`);
     }
-    entries.push({ id: e.id, label: e.label, payload: e.payload ?? {} });
+    entries.push(e.pending === true ? { id: e.id, label: e.label, payload: e.payload ?? {}, pending: true } : { id: e.id, label: e.label, payload: e.payload ?? {} });
   }
   return entries;
 }
@@ -177,7 +212,7 @@ async function restrictModes(dir: string): Promise<void> {
 }
 
 async function removeStaleFiles(dir: string, generation: number): Promise<void> {
-  const keep = new Set([META, graphName(generation), pointsName(generation)]);
+  const keep = new Set([META, graphName(generation), pointsName(generation), pendingName(generation)]);
   for (const name of await readdir(dir)) {
     if (!keep.has(name)) await unlink(path.join(dir, name)).catch(() => undefined);
   }

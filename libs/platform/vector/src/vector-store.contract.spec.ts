@@ -11,6 +11,11 @@ describe('VectorStore contract: embedded (memory)', () => {
   vectorStoreContract({ open: () => createEmbeddedVectorStore(), durable: false });
 });
 
+// Every write straight into the HNSW graph (no pending tail), as before deferred indexing.
+describe('VectorStore contract: embedded (memory, indexed on write)', () => {
+  vectorStoreContract({ open: () => createEmbeddedVectorStore({ hnsw: { indexingThresholdBytes: 0 } }), durable: false });
+});
+
 describe('VectorStore contract: embedded (persisted)', () => {
   let dir = '';
   beforeAll(async () => {

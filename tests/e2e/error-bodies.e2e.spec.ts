@@ -69,6 +69,8 @@ const POST_STATUS: Record<string, 200 | 201 | 202 | 'outcome'> = {
   'TranslateMissing.run': 200,
   'PendingTranslations.approve': 200,
   'PendingTranslations.reject': 200,
+  'AiTranslate.translate': 200,
+  'ReviewTranslations.review': 200,
   'Runs.cancel': 202,
   'Runs.start': 'outcome',
   'Profiles.upsert': 'outcome',

@@ -1,13 +1,18 @@
 import { Module } from '@nestjs/common';
+import { ProfileResolverModule } from '@flowplane/platform/service';
 import { LocalesFeatureModule } from '../locales/locales-feature.module';
 import { TranslationsFeatureModule } from '../translations/translations-feature.module';
-import { GlossarySource } from './auto-translate.ports';
+import { GlossarySource, TranslationEngine } from './auto-translate.ports';
+import { AiSettings } from './engine/ai-settings.service';
+import { LlmTranslationEngine } from './engine/llm-translation-engine';
 import { MachineTranslationWriter } from './fill/machine-translation.writer';
 import { PendingTranslationsUseCases } from './fill/pending-translations.use-cases';
 import { GlossaryRepository } from './glossary/glossary.repository';
 import { StoredGlossaryService } from './glossary/stored-glossary.service';
+import { AiTranslateController } from './http/ai-translate.controller';
 import { GlossaryController } from './http/glossary.controller';
 import { PendingTranslationsController } from './http/pending.controller';
+import { ReviewTranslationsController } from './http/review.controller';
 
 /**
  * Automatic translation: the engine (model or offline pseudo-localizer, format signature, review
@@ -15,14 +20,18 @@ import { PendingTranslationsController } from './http/pending.controller';
  * schedule and command line that drive it (see `auto-translate.ports.ts`).
  */
 @Module({
-  imports: [TranslationsFeatureModule, LocalesFeatureModule],
+  imports: [TranslationsFeatureModule, LocalesFeatureModule, ProfileResolverModule.forRoot()],
   controllers: [
     // controllers
+    AiTranslateController,
+    ReviewTranslationsController,
     GlossaryController,
     PendingTranslationsController,
   ],
   providers: [
     // providers
+    AiSettings,
+    { provide: TranslationEngine, useClass: LlmTranslationEngine },
     GlossaryRepository,
     StoredGlossaryService,
     { provide: GlossarySource, useExisting: StoredGlossaryService },
@@ -31,6 +40,7 @@ import { PendingTranslationsController } from './http/pending.controller';
   ],
   exports: [
     // exports
+    TranslationEngine,
     GlossarySource,
   ],
 })

@@ -2,9 +2,10 @@ import { Module } from '@nestjs/common';
 import { ProfileResolverModule } from '@flowplane/platform/service';
 import { LocalesFeatureModule } from '../locales/locales-feature.module';
 import { TranslationsFeatureModule } from '../translations/translations-feature.module';
-import { GlossarySource, TranslationEngine } from './auto-translate.ports';
+import { FillTranslations, GlossarySource, TranslationEngine } from './auto-translate.ports';
 import { AiSettings } from './engine/ai-settings.service';
 import { LlmTranslationEngine } from './engine/llm-translation-engine';
+import { FillTranslationsService } from './fill/fill-translations.service';
 import { MachineTranslationWriter } from './fill/machine-translation.writer';
 import { PendingTranslationsUseCases } from './fill/pending-translations.use-cases';
 import { GlossaryRepository } from './glossary/glossary.repository';
@@ -12,6 +13,7 @@ import { StoredGlossaryService } from './glossary/stored-glossary.service';
 import { AiTranslateController } from './http/ai-translate.controller';
 import { GlossaryController } from './http/glossary.controller';
 import { PendingTranslationsController } from './http/pending.controller';
+import { TranslateMissingController } from './http/translate-missing.controller';
 import { ReviewTranslationsController } from './http/review.controller';
 
 /**
@@ -27,6 +29,7 @@ import { ReviewTranslationsController } from './http/review.controller';
     ReviewTranslationsController,
     GlossaryController,
     PendingTranslationsController,
+    TranslateMissingController,
   ],
   providers: [
     // providers
@@ -37,11 +40,14 @@ import { ReviewTranslationsController } from './http/review.controller';
     { provide: GlossarySource, useExisting: StoredGlossaryService },
     MachineTranslationWriter,
     PendingTranslationsUseCases,
+    FillTranslationsService,
+    { provide: FillTranslations, useExisting: FillTranslationsService },
   ],
   exports: [
     // exports
     TranslationEngine,
     GlossarySource,
+    FillTranslations,
   ],
 })
 export class AutoTranslateFeatureModule {}

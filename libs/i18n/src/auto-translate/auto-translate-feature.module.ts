@@ -2,10 +2,13 @@ import { Module } from '@nestjs/common';
 import { ProfileResolverModule } from '@flowplane/platform/service';
 import { LocalesFeatureModule } from '../locales/locales-feature.module';
 import { TranslationsFeatureModule } from '../translations/translations-feature.module';
+import { FillTranslationsNodeController } from '../nodes/fill-translations-node.controller';
+import { I18nNodesModule } from '../nodes/i18n-nodes.module';
 import { FillTranslations, GlossarySource, TranslationEngine } from './auto-translate.ports';
 import { AiSettings } from './engine/ai-settings.service';
 import { LlmTranslationEngine } from './engine/llm-translation-engine';
 import { FillTranslationsService } from './fill/fill-translations.service';
+import { TranslationFlowsSeeder } from './flows/translation-flows.seeder';
 import { MachineTranslationWriter } from './fill/machine-translation.writer';
 import { PendingTranslationsUseCases } from './fill/pending-translations.use-cases';
 import { GlossaryRepository } from './glossary/glossary.repository';
@@ -22,9 +25,10 @@ import { ReviewTranslationsController } from './http/review.controller';
  * schedule and command line that drive it (see `auto-translate.ports.ts`).
  */
 @Module({
-  imports: [TranslationsFeatureModule, LocalesFeatureModule, ProfileResolverModule.forRoot()],
+  imports: [TranslationsFeatureModule, LocalesFeatureModule, ProfileResolverModule.forRoot(), I18nNodesModule],
   controllers: [
     // controllers
+    FillTranslationsNodeController,
     AiTranslateController,
     ReviewTranslationsController,
     GlossaryController,
@@ -33,6 +37,7 @@ import { ReviewTranslationsController } from './http/review.controller';
   ],
   providers: [
     // providers
+    TranslationFlowsSeeder,
     AiSettings,
     { provide: TranslationEngine, useClass: LlmTranslationEngine },
     GlossaryRepository,

@@ -25,13 +25,16 @@ export type SeedDecision =
  *   The offered `meta.schemaVersion` is one above the stored one, which is what flow-runtime's
  *   seed route asks before it replaces a module-owned version (it also refuses to replace a
  *   version an operator saved, whatever we decide here).
- * An unpublished flow (an operator took it off the air) is left alone.
+ * A flow that is not published goes to flow-runtime's seed, which finishes a first seed that never
+ * got to publish and leaves a flow an operator took off the air alone.
  */
 export function decideSeed(template: FlowDocument, stored: StoredFlowRef | undefined): SeedDecision {
   const templateHash = templateHashOf(template);
   const stamp = (schemaVersion: number): FlowDocument => ({ ...template, meta: { ...template.meta, templateHash, schemaVersion } });
   if (!stored?.found) return { action: 'create', document: stamp(1), templateHash };
-  if (!stored.published || !stored.document) return { action: 'keep', reason: 'the flow is not published (an operator took it off the air)', templateHash };
+  // Off the air: flow-runtime's seed finishes a first seed that never got to publish, and leaves a
+  // flow an operator unpublished as it is.
+  if (!stored.published || !stored.document) return { action: 'create', document: stamp(1), templateHash };
   const meta = stored.document.meta ?? {};
   const recorded = typeof meta.templateHash === 'string' ? meta.templateHash : undefined;
   if (recorded === templateHash) return { action: 'keep', reason: 'up to date', templateHash };

@@ -1,0 +1,243 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { DEV_JWT_SECRET, mintToken } from '@flowplane/platform/auth';
+
+/**
+ * i18n-translate: machine-translates the message catalog of a running platform into its active
+ * locales. Calls POST /api/v1/admin/i18n/translations/translate-missing (which works through a
+ * bounded number of keys per call) until a call processes no key, or a call makes no progress,
+ * showing a progress bar and ending with a summary. Exit codes: 0 everything filled, 1 some
+ * translation failed or a call was refused or the time cap (CLI_TIMEOUT) was hit, 2 usage errors.
+ */
+
+const usage = `Usage: i18n-translate [--prefix=<key prefix>] [--keys=<a,b>] [--ns=<namespace>] [--locales=<de,fr>]
+                      [--overwrite] [--include-protected] [--review] [--dry-run] [--base-url=<url>]
+
+Fills missing translations (and re-translates stale machine text) of the catalog into every active
+locale, or into --locales. Human and code/seed text is never replaced without both --overwrite and
+--include-protected; --overwrite alone also replaces machine text without fingerprints and text of
+unknown origin.
+
+Options:
+  --prefix <p>          only keys starting with p
+  --keys <a,b>          only these keys (comma-separated)
+  --ns <namespace>      only this namespace (default: every namespace; "" is the default bucket)
+  --locales <de,fr>     only these locales (default: every active locale but the source)
+  --overwrite           also replace machine text without fingerprints and text of unknown origin
+  --include-protected   with --overwrite, also replace human and code/seed text
+  --review              run the review gate before writing (flagged text of a key with a note is held)
+  --dry-run             report what would be translated; call no model, write nothing
+  --base-url <url>      the platform's gateway (default FLOWPLANE_URL, else http://localhost:8080)
+
+Environment:
+  CLI_TIMEOUT           time cap of the whole command: 90s, 5m, 1h or milliseconds (default 5m; 0 removes it)
+  FLOWPLANE_TOKEN       bearer token; else one minted with AUTH_JWT_SECRET (or the development secret)
+                        for an admin (admin:access)`;
+
+/** The answer of translate-missing (the fields this command reads). */
+interface FillAnswer {
+  keysProcessed: number;
+  localesFilled: number;
+  skippedProtected: number;
+  held: number;
+  failed: Array<{ key: string; ns?: string; locale: string; reason: string }>;
+  remaining: number;
+  memoryHits?: number;
+  missingSource?: number;
+  usage?: { calls?: number; promptTokens?: number; completionTokens?: number; totalTokens?: number; costUsd?: number };
+}
+
+/** Keys the route takes per call at most (its request validation). */
+const MAX_KEYS_PER_CALL = 1000;
+const DEFAULT_TIMEOUT_MS = 5 * 60_000;
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n\n${usage}\n`);
+  process.exit(2);
+}
+
+/** A duration: `90s`, `5m`, `1h`, `250ms`, or a plain number of milliseconds; 0 means none. Undefined when unreadable. */
+export function parseDuration(text: string): number | undefined {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/i.exec(text);
+  if (!m) return undefined;
+  const unit = (m[2] ?? 'ms').toLowerCase();
+  const factor = unit === 'h' ? 3_600_000 : unit === 'm' ? 60_000 : unit === 's' ? 1000 : 1;
+  return Math.round(Number(m[1]) * factor);
+}
+
+/** A comma-separated list, trimmed, blanks dropped. */
+function list(text: string | undefined): string[] | undefined {
+  if (text === undefined) return undefined;
+  const items = text.split(',').map((s) => s.trim()).filter(Boolean);
+  return items.length ? [...new Set(items)] : undefined;
+}
+
+/** A bar on a terminal (one line redrawn), plain lines otherwise (logs, CI). */
+class Progress {
+  private readonly tty = Boolean(process.stderr.isTTY);
+  private readonly started = Date.now();
+
+  update(done: number, total: number, note = ''): void {
+    const width = 30;
+    const filled = total > 0 ? Math.min(width, Math.round((done / total) * width)) : width;
+    const seconds = (Date.now() - this.started) / 1000;
+    const line = `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total} keys  ${seconds.toFixed(1)} s${note ? `  ${note}` : ''}`;
+    if (this.tty) process.stderr.write(`\r${line}\u001b[K`);
+    else process.stderr.write(`${line}\n`);
+  }
+
+  end(): void {
+    if (this.tty) process.stderr.write('\n');
+  }
+}
+
+interface Totals {
+  keys: number;
+  filled: number;
+  held: number;
+  skipped: number;
+  memoryHits: number;
+  missingSource: number;
+  calls: number;
+  tokens: number;
+  cost: number;
+  /** Every cell a call reported failed, once each (with its latest reason). */
+  failed: Map<string, { key: string; ns?: string; locale: string; reason: string }>;
+}
+
+async function main(): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      options: {
+        prefix: { type: 'string' },
+        keys: { type: 'string' },
+        ns: { type: 'string' },
+        locales: { type: 'string' },
+        overwrite: { type: 'boolean', default: false },
+        'include-protected': { type: 'boolean', default: false },
+        review: { type: 'boolean', default: false },
+        'dry-run': { type: 'boolean', default: false },
+        'base-url': { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+  } catch (e) {
+    fail((e as Error).message);
+  }
+  const args = parsed.values;
+  if (args.help) {
+    process.stdout.write(usage + '\n');
+    return;
+  }
+  if (args['include-protected'] && !args.overwrite) fail('--include-protected needs --overwrite');
+  const keys = list(args.keys);
+  if (args.keys !== undefined && !keys) fail('--keys needs at least one key');
+  const locales = list(args.locales);
+  if (args.locales !== undefined && !locales) fail('--locales needs at least one locale code');
+  const timeoutText = process.env.CLI_TIMEOUT?.trim();
+  const timeoutMs = timeoutText ? parseDuration(timeoutText) : DEFAULT_TIMEOUT_MS;
+  if (timeoutMs === undefined) fail(`CLI_TIMEOUT ${JSON.stringify(timeoutText)} is not a duration such as 90s, 5m, 1h or a number of milliseconds`);
+  const base = (args['base-url'] ?? process.env.FLOWPLANE_URL ?? 'http://localhost:8080').replace(/\/+$/, '');
+
+  let bearer = process.env.FLOWPLANE_TOKEN?.trim();
+  if (!bearer) {
+    const secret = process.env.AUTH_JWT_SECRET || DEV_JWT_SECRET;
+    if (!process.env.AUTH_JWT_SECRET) process.stderr.write('note: FLOWPLANE_TOKEN and AUTH_JWT_SECRET are not set; using a token signed with the development secret\n');
+    bearer = await mintToken(secret, { sub: 'i18n-translate', perms: ['admin:access'], ttl: '1h' });
+  }
+
+  // The time cap covers the whole command: the call in flight is aborted when it is reached.
+  const cap = new AbortController();
+  const capTimer = timeoutMs > 0 ? setTimeout(() => cap.abort(), timeoutMs) : undefined;
+  capTimer?.unref();
+
+  const body = {
+    ...(args.prefix !== undefined ? { prefix: args.prefix } : {}),
+    ...(args.ns !== undefined ? { ns: args.ns } : {}),
+    ...(locales ? { locales } : {}),
+    ...(args.overwrite ? { overwrite: true } : {}),
+    ...(args['include-protected'] ? { includeProtected: true } : {}),
+    review: Boolean(args.review),
+    ...(args['dry-run'] ? { dryRun: true } : {}),
+  };
+  // Explicit keys go in slices the route accepts; otherwise one open-ended selection.
+  const slices: Array<string[] | undefined> = keys ? Array.from({ length: Math.ceil(keys.length / MAX_KEYS_PER_CALL) }, (_, i) => keys.slice(i * MAX_KEYS_PER_CALL, (i + 1) * MAX_KEYS_PER_CALL)) : [undefined];
+
+  const totals: Totals = { keys: 0, filled: 0, held: 0, skipped: 0, memoryHits: 0, missingSource: 0, calls: 0, tokens: 0, cost: 0, failed: new Map() };
+  const errors: string[] = [];
+  let timedOut = false;
+  let stalled = false;
+  const progress = new Progress();
+  let dryRunAnswer: FillAnswer | undefined;
+
+  outer: for (const slice of slices) {
+    let lastRemaining = Number.POSITIVE_INFINITY;
+    for (;;) {
+      let answer: FillAnswer;
+      try {
+        const res = await fetch(`${base}/api/v1/admin/i18n/translations/translate-missing`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ ...body, ...(slice ? { keys: slice } : {}) }),
+          signal: cap.signal,
+        });
+        const parsedBody = (await res.json().catch(() => ({}))) as FillAnswer & { message?: string; code?: string };
+        if (!res.ok) {
+          errors.push(`translate-missing answered ${res.status}${parsedBody.code ? ` ${parsedBody.code}` : ''}: ${parsedBody.message ?? res.statusText}`);
+          break outer;
+        }
+        answer = parsedBody;
+      } catch (e) {
+        if (cap.signal.aborted) timedOut = true;
+        else errors.push(`${(e as Error).message} (${base})`);
+        break outer;
+      }
+      if (args['dry-run']) {
+        dryRunAnswer = answer;
+        break outer;
+      }
+      totals.keys += answer.keysProcessed;
+      totals.filled += answer.localesFilled;
+      totals.held += answer.held;
+      totals.skipped += answer.skippedProtected;
+      totals.memoryHits += answer.memoryHits ?? 0;
+      totals.missingSource += answer.missingSource ?? 0;
+      totals.calls += answer.usage?.calls ?? 0;
+      totals.tokens += answer.usage?.totalTokens ?? 0;
+      totals.cost += answer.usage?.costUsd ?? 0;
+      const failedNow = new Set(answer.failed.map((f) => `${f.ns ?? ''}\u0000${f.key}\u0000${f.locale}`));
+      for (const f of answer.failed) totals.failed.set(`${f.ns ?? ''}\u0000${f.key}\u0000${f.locale}`, f);
+      progress.update(totals.keys, totals.keys + answer.remaining, `${totals.filled} filled${answer.failed.length ? `, ${failedNow.size} failed` : ''}`);
+      if (answer.keysProcessed === 0) break;
+      // Keys that keep failing stay in `remaining`: a call that fills nothing and leaves as much to do ends the loop.
+      if (answer.localesFilled === 0 && answer.held === 0 && answer.remaining >= lastRemaining) {
+        stalled = answer.remaining > 0;
+        break;
+      }
+      lastRemaining = answer.remaining;
+      if (answer.remaining === 0 && answer.failed.length === 0) break;
+    }
+  }
+  if (capTimer) clearTimeout(capTimer);
+  progress.end();
+
+  if (dryRunAnswer) {
+    const total = dryRunAnswer.keysProcessed + dryRunAnswer.remaining;
+    process.stdout.write(`dry run: ${total} key(s) need translation (${dryRunAnswer.keysProcessed} in the first batch)${dryRunAnswer.skippedProtected ? `, ${dryRunAnswer.skippedProtected} protected locale(s) would be left alone` : ''}; nothing written\n`);
+  } else if (!errors.length || totals.keys > 0) {
+    process.stdout.write(
+      `translated ${totals.keys} key(s): ${totals.filled} locale(s) filled (${totals.memoryHits} from translation memory), ${totals.held} held for review, ${totals.failed.size} failed, ${totals.skipped} protected skipped` +
+        `${totals.missingSource ? `, ${totals.missingSource} without source text` : ''}; ${totals.calls} model call(s), ${totals.tokens} tokens, $${totals.cost.toFixed(4)}\n`,
+    );
+  }
+  for (const f of totals.failed.values()) process.stderr.write(`failed: ${f.ns ? `${f.ns}:` : ''}${f.key} [${f.locale}]: ${f.reason}\n`);
+  if (stalled) process.stderr.write('stopped: the last call made no progress (the failures above keep their keys waiting)\n');
+  if (timedOut) process.stderr.write(`stopped: CLI_TIMEOUT (${timeoutMs} ms) reached; run the command again to continue\n`);
+  for (const e of errors) process.stderr.write(`error: ${e}\n`);
+  if (errors.length || timedOut || totals.failed.size) process.exit(1);
+}
+
+if (require.main === module) void main();

@@ -1,0 +1,125 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
+import { parseDuration } from '../../apps/cli/src/i18n-translate';
+import { call, json, TEST_SECRET, testEnv, token } from '../support/http';
+
+/**
+ * i18n-translate as users run it: the real binary (dist/, built by `npm test`) against a started
+ * platform on the local provider (pseudo-localization), looping translate-missing in small batches
+ * with a progress line per call (stderr is not a TTY here) and a summary; exit codes 0, 1 and 2.
+ */
+
+const root = path.resolve(__dirname, '../..');
+const bin = path.join(root, 'dist/apps/cli/src/i18n-translate.js');
+
+/** Runs the CLI without blocking the event loop (the platform serves it from this process). */
+function translate(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, FLOWPLANE_TOKEN: '', CLI_TIMEOUT: '', ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+describe('CLI_TIMEOUT durations', () => {
+  it('reads 90s, 5m, 1h, milliseconds and 0', () => {
+    expect(parseDuration('90s')).toBe(90_000);
+    expect(parseDuration('5m')).toBe(300_000);
+    expect(parseDuration('1h')).toBe(3_600_000);
+    expect(parseDuration('250ms')).toBe(250);
+    expect(parseDuration('1500')).toBe(1500);
+    expect(parseDuration('0')).toBe(0);
+    expect(parseDuration('soon')).toBeUndefined();
+    expect(parseDuration('5 minutes')).toBeUndefined();
+  });
+});
+
+describe('i18n-translate', () => {
+  let platform: Standalone;
+  let admin: string;
+  let api: string;
+  const secret = { AUTH_JWT_SECRET: TEST_SECRET };
+
+  beforeAll(async () => {
+    if (!existsSync(bin)) throw new Error(`${bin} is missing: run "npm test" (it builds first) or "npm run build"`);
+    // The flows stay off: the command does the work here. Three keys per call: several calls.
+    platform = await startStandalone({ env: testEnv({ I18N_AUTO_TRANSLATE_DISABLED: 'true', I18N_TRANSLATE_KEYS_PER_REQUEST: '3' }) });
+    api = `${platform.url}/api/v1`;
+    admin = await token('alice', ['admin:access']);
+    expect((await call(`${api}/admin/i18n/locales`, { method: 'POST', bearer: admin, ...json({ code: 'de' }) })).status).toBe(201);
+    for (let i = 0; i < 7; i++) {
+      const res = await call(`${api}/admin/i18n/translations`, { method: 'POST', bearer: admin, ...json({ key: `cli.k${i}`, translations: { en: `Item {count} number ${i}` } }) });
+      expect(res.status).toBeLessThan(300);
+    }
+    expect((await call(`${api}/admin/i18n/translations`, { method: 'POST', bearer: admin, ...json({ key: 'other.k', translations: { en: 'Elsewhere' } }) })).status).toBeLessThan(300);
+  }, 60_000);
+  afterAll(() => platform?.close());
+
+  const rows = async (prefix: string) => (await call(`${api}/admin/i18n/translations?prefix=${prefix}`, { bearer: admin })).body.items as Array<{ key: string; translations: Record<string, string>; provenance?: Record<string, { source: string }> }>;
+
+  it('--dry-run counts what needs translation and writes nothing', async () => {
+    const r = await translate(['--prefix=cli.', '--dry-run', '--base-url', platform.url], secret);
+    expect(r.stderr).not.toContain('error');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^dry run: 7 key\(s\) need translation \(3 in the first batch\); nothing written$/m);
+    expect((await rows('cli.')).every((row) => !row.translations.de)).toBe(true);
+  });
+
+  it('--keys translates only those keys', async () => {
+    const r = await translate(['--keys=cli.k0, cli.k1', '--locales=de', '--base-url', platform.url], secret);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^translated 2 key\(s\): 2 locale\(s\) filled/m);
+    const byKey = Object.fromEntries((await rows('cli.')).map((row) => [row.key, row]));
+    expect(byKey['cli.k0'].translations.de).toContain('{count}');
+    expect(byKey['cli.k2'].translations.de).toBeUndefined();
+  });
+
+  it('loops batch after batch with a progress line per call until nothing is left, then prints the summary', async () => {
+    const r = await translate(['--prefix=cli.', '--base-url', platform.url], secret);
+    expect(r.stderr).not.toMatch(/failed|error/);
+    expect(r.code).toBe(0);
+    // 5 keys left for de and 7 for pl, three per call: progress lines, the last one complete.
+    const lines = r.stderr.split('\n').filter((l) => l.startsWith('['));
+    expect(lines.length).toBeGreaterThanOrEqual(3);
+    expect(lines[lines.length - 1]).toMatch(/^\[#{30}\] (\d+)\/\1 keys/);
+    expect(r.stdout).toMatch(/^translated 7 key\(s\): 12 locale\(s\) filled \(\d+ from translation memory\), 0 held for review, 0 failed, 0 protected skipped; \d+ model call\(s\), \d+ tokens, \$0\.0000$/m);
+    for (const row of await rows('cli.')) {
+      expect(row.translations.de).toBeTruthy();
+      expect(row.translations.pl).toBeTruthy();
+      expect(row.provenance?.de?.source).toBe('machine');
+    }
+    expect((await rows('other.'))[0].translations.de).toBeUndefined();
+    // Idempotent: a second run finds nothing to do.
+    const again = await translate(['--prefix=cli.', '--base-url', platform.url], secret);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/^translated 0 key\(s\): 0 locale\(s\) filled/m);
+  }, 30_000);
+
+  it('keeps human text without --overwrite --include-protected', async () => {
+    expect((await call(`${api}/admin/i18n/translations`, { method: 'POST', bearer: admin, ...json({ key: 'cli.k3', translations: { de: 'Von Hand' } }) })).status).toBeLessThan(300);
+    const r = await translate(['--keys=cli.k3', '--overwrite', '--base-url', platform.url], secret);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/[1-9]\d* protected skipped/);
+    expect((await rows('cli.k3'))[0].translations.de).toBe('Von Hand');
+  });
+
+  it('exits 1 when the platform refuses or CLI_TIMEOUT is reached, 2 on usage errors', async () => {
+    const refused = await translate(['--base-url', platform.url], { AUTH_JWT_SECRET: 'not-the-platform-secret-0123456789' });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/error: translate-missing answered 401/);
+    const capped = await translate(['--base-url', platform.url], { ...secret, CLI_TIMEOUT: '1ms' });
+    expect(capped.code).toBe(1);
+    expect(capped.stderr).toContain('stopped: CLI_TIMEOUT (1 ms) reached');
+    expect((await translate(['--include-protected'])).code).toBe(2);
+    expect((await translate(['--keys='])).code).toBe(2);
+    expect((await translate(['--colour'])).code).toBe(2);
+    const badTimeout = await translate([], { CLI_TIMEOUT: 'soon' });
+    expect(badTimeout.code).toBe(2);
+    expect(badTimeout.stderr).toContain('CLI_TIMEOUT "soon" is not a duration');
+  }, 30_000);
+});

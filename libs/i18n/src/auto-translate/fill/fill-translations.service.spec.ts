@@ -383,3 +383,21 @@ describe('FillTranslationsService: failures, concurrency, limits and deadlines',
     expect((await t.run()).usage).toEqual(NO_USAGE);
   });
 });
+
+describe('FillTranslationsService: cut off by the caller', () => {
+  it('an abort while the model or the reviewer answers writes nothing unreviewed and counts the key as remaining', async () => {
+    const t = setup({ concurrency: 1, locales: ['en', 'de'] });
+    await t.seed('a', { en: ['One', 'code'] });
+    await t.seed('b', { en: ['Two', 'code'] });
+    const controller = new AbortController();
+    t.engine.verdict = () => {
+      controller.abort();
+      throw new ReviewerUnavailableError('aborted');
+    };
+    const report = await t.run({ review: true, signal: controller.signal });
+    expect(report).toMatchObject({ keysProcessed: 0, localesFilled: 0, failed: [], remaining: 2 });
+    expect((await t.row('a')).translations).toEqual({ en: 'One' });
+    t.engine.verdict = undefined;
+    expect(await t.run({ review: true })).toMatchObject({ keysProcessed: 2, remaining: 0 });
+  });
+});

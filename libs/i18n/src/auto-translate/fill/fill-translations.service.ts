@@ -35,6 +35,8 @@ interface WorkItem {
 /** What processing one key did. */
 interface KeyOutcome {
   started: boolean;
+  /** Cut off by the caller's signal before every locale was done (the key still needs work). */
+  interrupted?: boolean;
   written: number;
   fromMemory: number;
   held: number;
@@ -127,7 +129,7 @@ export class FillTranslationsService extends FillTranslations {
       report.held += o.held;
       report.failed.push(...o.failed);
       if (o.written + o.held + o.lost > 0) report.keysProcessed++;
-      if (o.failed.length) remaining++;
+      if (o.failed.length || o.interrupted) remaining++;
     }
     report.remaining = remaining;
     return report;
@@ -181,7 +183,7 @@ export class FillTranslationsService extends FillTranslations {
         translations = Object.fromEntries(need.filter((l) => typeof result.translations[l] === 'string' && result.translations[l] !== '').map((l) => [l, result.translations[l]]));
         for (const l of need) if (!(l in translations) && !result.omitted.some((o) => o.locale === l)) fail(l, 'the engine returned no translation');
       } catch (e) {
-        if (request.signal?.aborted && !live.length) return { ...outcome, started: false };
+        if (request.signal?.aborted) return live.length ? this.finish(row, plan, memory, { ...outcome, interrupted: true }, live, []) : { ...outcome, started: false };
         const reason = e instanceof Error ? e.message : String(e);
         this.log.warn(`translating ${row.ns ? `${row.ns}:` : ''}${row.key} failed: ${reason}`);
         for (const l of need) fail(l, reason);
@@ -205,8 +207,10 @@ export class FillTranslationsService extends FillTranslations {
           verdicts = r.verdicts;
           reviewer = r.by;
         } catch (e) {
-          // Rule 5: a reviewer outage never stops translation; the text goes live without a verdict.
           if (e instanceof ReviewerUnavailableError) spend(e.usage);
+          // Cut off by the caller: nothing unreviewed goes live; the key counts as not done.
+          if (request.signal?.aborted) return live.length ? this.finish(row, plan, memory, { ...outcome, interrupted: true }, live, []) : { ...outcome, started: false };
+          // Rule 5: a reviewer outage never stops translation; the text goes live without a verdict.
           this.log.warn(`review of ${row.key} unavailable: ${e instanceof Error ? e.message : String(e)}`);
         }
       }
@@ -224,6 +228,11 @@ export class FillTranslationsService extends FillTranslations {
       }
     }
 
+    return this.finish(row, plan, memory, outcome, live, held);
+  }
+
+  /** Writes what a key produced and counts it. */
+  private async finish(row: TranslationRow, plan: RowPlan, memory: TranslationMemory, outcome: KeyOutcome, live: LiveCell[], held: PendingCell[]): Promise<KeyOutcome> {
     if (!live.length && !held.length) return outcome;
     const written = await this.writer.writeKey(row.ns, row.key, live, held);
     const wrote = new Set(written.written);

@@ -38,6 +38,9 @@ export class TranslateMissingController {
       dryRun: dto.dryRun === true,
       limit: this.config.translateKeysPerRequest,
       deadline: Date.now() + this.config.translateRequestDeadlineMs,
+      // The deadline only stops new keys; a model call still running well past it is cut off, so the
+      // answer beats the gateway's upstream timeout and the key is counted in `remaining`.
+      signal: AbortSignal.timeout(Math.round(this.config.translateRequestDeadlineMs * 1.15)),
       usageContext: { purpose: 'translate-missing', ...(who?.sub ? { userId: who.sub } : {}) },
     });
     return { ...report, missingSource: report.missingSource ?? 0 };

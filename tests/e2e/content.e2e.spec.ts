@@ -105,6 +105,25 @@ describe('localized content: pages, fragments, legal pages, sitemap', () => {
     expect(de.body).toMatchObject({ locale: 'de-DE', title: 'About Acme <&> Co' });
   });
 
+  it('serves a rendered page again until the page or a setting changes', async () => {
+    await putPage('news', { title: { en: 'News of [[ site.name ]]' }, body: { en: '<p>First</p>' } });
+    const first = await call(`${api}/pages/news?lang=en`);
+    const again = await call(`${api}/pages/news?lang=en`);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers.get('content-language')).toBe('en');
+    expect(again.headers.get('x-request-id')).toEqual(expect.any(String));
+    await putPage('news', { title: { en: 'Latest of [[ site.name ]]' }, body: { en: '<p>Second</p>' } });
+    expect((await call(`${api}/pages/news?lang=en`)).body).toMatchObject({ title: 'Latest of Acme <&> Co', body: '<p>Second</p>' });
+    const renamed = await call(`${api}/admin/settings/site`, { method: 'PUT', bearer: admin, ...json({ values: { name: { en: 'Globex', pl: 'Akme' } } }) });
+    expect(renamed.status).toBe(200);
+    const fresh = await until(() => call(`${api}/pages/news?lang=en`), (r) => r.body?.title === 'Latest of Globex');
+    expect(fresh.body.title).toBe('Latest of Globex');
+    expect((await call(`${api}/admin/settings/site`, { method: 'PUT', bearer: admin, ...json({ values: { name: { en: 'Acme <&> Co', pl: 'Akme' } } }) })).status).toBe(200);
+    await until(() => call(`${api}/pages/news?lang=en`), (r) => r.body?.title === 'Latest of Acme <&> Co');
+    expect((await call(`${api}/admin/content/pages/news`, { method: 'DELETE', bearer: admin })).status).toBe(200);
+    expect((await call(`${api}/pages/news?lang=en`)).status).toBe(404);
+  });
+
   it('tracks translation state per active locale: a source edit makes the other locales stale; SEO is not source', async () => {
     await putPage('state', { title: { en: 'One', pl: 'Jeden' }, body: { en: '<p>1</p>', pl: '<p>1</p>' } });
     const seen = events.length;

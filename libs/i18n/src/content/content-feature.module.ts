@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { I18nCoreModule } from '../i18n-core.module';
 import { LocalesFeatureModule } from '../locales/locales-feature.module';
+import { TranslationsFeatureModule } from '../translations/translations-feature.module';
 import { AdminFragmentsController, AdminPagesController } from './http/admin-content.controller';
 import { PublicContentController } from './http/public-content.controller';
 import { ContentOutbox } from './persistence/content.outbox';
@@ -10,6 +11,8 @@ import { ContentQueries } from './use-cases/content.queries';
 import { DeleteFragmentUseCase, PutFragmentUseCase } from './use-cases/fragment-writes.use-case';
 import { DeletePageUseCase, PutPageUseCase } from './use-cases/page-writes.use-case';
 import { PublicContentService } from './use-cases/public-content.service';
+import { PublicPageCache } from './use-cases/public-page.cache';
+import { PublicPageCacheConsumer } from './use-cases/public-page-cache.consumer';
 import { SeedLegalPagesUseCase } from './use-cases/seed-legal-pages.use-case';
 import { SitemapUseCase } from './use-cases/sitemap.use-case';
 
@@ -19,7 +22,7 @@ import { SitemapUseCase } from './use-cases/sitemap.use-case';
  * the outbox and the queries for the content translator.
  */
 @Module({
-  imports: [I18nCoreModule, LocalesFeatureModule],
+  imports: [I18nCoreModule, LocalesFeatureModule, TranslationsFeatureModule],
   controllers: [AdminPagesController, AdminFragmentsController, PublicContentController],
   providers: [
     ContentRepository,
@@ -31,9 +34,11 @@ import { SitemapUseCase } from './use-cases/sitemap.use-case';
     PutFragmentUseCase,
     DeleteFragmentUseCase,
     PublicContentService,
+    { provide: PublicPageCache, useFactory: () => new PublicPageCache() },
+    PublicPageCacheConsumer,
     SeedLegalPagesUseCase,
     SitemapUseCase,
   ],
-  exports: [ContentRepository, ContentOutbox, ContentQueries],
+  exports: [ContentRepository, ContentOutbox, ContentQueries, PublicContentService, PublicPageCache],
 })
 export class ContentFeatureModule {}

@@ -28,6 +28,7 @@ export class PublicContentController {
   @ApiNotFoundResponse({ type: ErrorBodyDto })
   async page(@Param('slug') slug: string, @Res({ passthrough: true }) res: Response): Promise<PublicPageDto> {
     const { page, contentLocale } = await this.content.page(slug);
+    // The fast path (page-fast-path.ts) answers the same headers for a page already rendered.
     res.setHeader('Content-Language', contentLocale);
     res.setHeader('Vary', 'Accept-Language, Cookie');
     return page;

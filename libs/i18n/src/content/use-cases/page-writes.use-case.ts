@@ -8,6 +8,7 @@ import type { DeletedContentDto, PageViewDto, PutPageDto } from '../dto/content.
 import { ContentOutbox } from '../persistence/content.outbox';
 import { ContentRepository } from '../persistence/content.repository';
 import { ActiveLocales } from './active-locales';
+import { PublicPageCache } from './public-page.cache';
 
 /** 400 naming `slug` unless it is one (lowercase words of letters and digits joined by `-`). */
 export function checkSlug(slug: string): void {
@@ -45,6 +46,7 @@ export class PutPageUseCase {
     @Inject(ContentOutbox) private readonly outbox: ContentOutbox,
     @Inject(I18nConfig) private readonly config: I18nConfig,
     @Inject(ActiveLocales) private readonly locales: ActiveLocales,
+    @Inject(PublicPageCache) private readonly cache: PublicPageCache,
   ) {}
 
   async execute(slug: string, dto: PutPageDto): Promise<{ view: PageViewDto; created: boolean }> {
@@ -56,6 +58,7 @@ export class PutPageUseCase {
       await this.outbox.pageChanged(session, slug, existing ? 'updated' : 'created', next.sourceChanged);
       return { page: next.page, created: !existing };
     });
+    this.cache.drop(slug);
     return { view: presentPage(page, await this.locales.codes(), this.config.sourceLocale), created };
   }
 }
@@ -66,6 +69,7 @@ export class DeletePageUseCase {
   constructor(
     @Inject(ContentRepository) private readonly repository: ContentRepository,
     @Inject(ContentOutbox) private readonly outbox: ContentOutbox,
+    @Inject(PublicPageCache) private readonly cache: PublicPageCache,
   ) {}
 
   async execute(slug: string): Promise<DeletedContentDto> {
@@ -74,6 +78,7 @@ export class DeletePageUseCase {
       await this.outbox.pageChanged(session, slug, 'deleted', true);
       return true;
     });
+    this.cache.drop(slug);
     if (!deleted) throw ContentException.pageNotFound(slug);
     return { deleted: true };
   }

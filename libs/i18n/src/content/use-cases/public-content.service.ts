@@ -2,12 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import { currentLocale } from '@flowplane/platform/http';
 import { I18nConfig } from '../../i18n.config';
 import { SettingsExpander } from '../../tokens/settings-expander.service';
-import { expandSettingsTokens } from '../../tokens/settings-tokens';
+import { expandSettingsTokens, NO_SETTINGS, type SettingLookup } from '../../tokens/settings-tokens';
+import type { Page } from '../domain/content.entity';
 import { ContentException } from '../content.exception';
 import { projectFragment } from '../domain/fragment';
 import { contentChain, type LocaleMap, pickText } from '../domain/localized-text';
 import type { PublicFragmentDto, PublicPageDto } from '../dto/content.dto';
 import { ContentRepository } from '../persistence/content.repository';
+import { PublicPageCache, type RenderedPage } from './public-page.cache';
 
 /**
  * The public reads: a page or a fragment in the request's locale (query `lang`, `lang` cookie,
@@ -21,13 +23,26 @@ export class PublicContentService {
     @Inject(ContentRepository) private readonly repository: ContentRepository,
     @Inject(SettingsExpander) private readonly expander: SettingsExpander,
     @Inject(I18nConfig) private readonly config: I18nConfig,
-  ) {}
+    @Inject(PublicPageCache) private readonly cache: PublicPageCache,
+  ) {
+    expander.onSettingsChanged(() => cache.clear());
+  }
 
-  /** The page and the locale its body was picked from (`Content-Language`). */
-  async page(slug: string): Promise<{ page: PublicPageDto; contentLocale: string }> {
+  /** The page and the locale its body was picked from (`Content-Language`), rendered once per (slug, locale) until the page or a setting changes. */
+  async page(slug: string): Promise<RenderedPage> {
     const locale = this.locale();
+    const hit = this.cache.get(slug, locale);
+    if (hit) return hit;
+    const generation = this.cache.mark();
     const [p, lookup] = await Promise.all([this.repository.findPage(slug), this.expander.lookup(locale)]);
     if (!p) throw ContentException.pageNotFound(slug);
+    const rendered = this.render(p, locale, lookup);
+    // Tokens left verbatim because settings could not be read are not kept.
+    if (lookup !== NO_SETTINGS) this.cache.set(slug, locale, rendered, generation);
+    return rendered;
+  }
+
+  private render(p: Page, locale: string, lookup: SettingLookup): RenderedPage {
     const chain = contentChain(locale, this.config.fallbackLocale);
     const plain = (m: LocaleMap | undefined) => expandSettingsTokens(pickText(m, chain)?.text ?? '', lookup, 'plain');
     const body = pickText(p.body, chain);

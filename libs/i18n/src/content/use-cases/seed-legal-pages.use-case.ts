@@ -8,6 +8,7 @@ import { unitHash } from '../domain/translation-state';
 import { ContentOutbox } from '../persistence/content.outbox';
 import { ContentRepository } from '../persistence/content.repository';
 import { nextPage } from './page-writes.use-case';
+import { PublicPageCache } from './public-page.cache';
 
 /** What the seeder did with one template. */
 export type LegalSeedOutcome = 'created' | 'updated' | 'unchanged' | 'kept' | 'deleted';
@@ -34,6 +35,7 @@ export class SeedLegalPagesUseCase implements OnApplicationBootstrap {
     @Inject(ContentRepository) private readonly repository: ContentRepository,
     @Inject(ContentOutbox) private readonly outbox: ContentOutbox,
     @Inject(I18nConfig) private readonly config: I18nConfig,
+    @Inject(PublicPageCache) private readonly cache: PublicPageCache,
     @Optional() private readonly readiness?: ReadinessRegistry,
   ) {
     this.seeds = store.collection<SeedDocument>(SeedLegalPagesUseCase.SEEDS);
@@ -57,7 +59,10 @@ export class SeedLegalPagesUseCase implements OnApplicationBootstrap {
   /** Seeds or re-seeds every template; resolves what happened to each slug. */
   async execute(now: Date = new Date()): Promise<Record<string, LegalSeedOutcome>> {
     const out: Record<string, LegalSeedOutcome> = {};
-    for (const t of LEGAL_TEMPLATES) out[t.slug] = await this.seed(t, now);
+    for (const t of LEGAL_TEMPLATES) {
+      out[t.slug] = await this.seed(t, now);
+      if (out[t.slug] === 'created' || out[t.slug] === 'updated') this.cache.drop(t.slug);
+    }
     return out;
   }
 

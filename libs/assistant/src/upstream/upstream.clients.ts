@@ -106,14 +106,15 @@ export class UpstreamClients {
    * Starts a run and opens its event stream in one call (the ServiceClient reads whole bodies, so
    * this streams itself). Throws UpstreamError when flow-runtime refuses or is down.
    */
-  async startRun(body: { flowId: string; versionId?: string; input: unknown; meta: Record<string, unknown>; startedBy: string }, signal?: AbortSignal): Promise<OpenedRun> {
+  async startRun(body: { flowId: string; versionId?: string; input: unknown; meta: Record<string, unknown>; startedBy: string; events?: readonly string[] }, signal?: AbortSignal): Promise<OpenedRun> {
     const res = await this.stream('POST', '/internal/runs', INTERNAL_PERMS.runsStart, body, undefined, signal);
     return { runId: res.headers.get('x-run-id') ?? '', versionId: res.headers.get('x-version-id') ?? '', versionHash: res.headers.get('x-version-hash') ?? '', response: res };
   }
 
-  /** A run's events after `afterSeq`, as an SSE response. */
-  async runEvents(runId: string, afterSeq: number, signal?: AbortSignal): Promise<StreamedResponse> {
-    return this.stream('GET', `/internal/runs/${encodeURIComponent(runId)}/events`, INTERNAL_PERMS.runsRead, undefined, afterSeq > 0 ? String(afterSeq) : undefined, signal);
+  /** A run's events after `afterSeq` (only the types of `events` when given), as an SSE response. */
+  async runEvents(runId: string, afterSeq: number, signal?: AbortSignal, events?: readonly string[]): Promise<StreamedResponse> {
+    const only = events?.length ? `?events=${events.map(encodeURIComponent).join(',')}` : '';
+    return this.stream('GET', `/internal/runs/${encodeURIComponent(runId)}/events${only}`, INTERNAL_PERMS.runsRead, undefined, afterSeq > 0 ? String(afterSeq) : undefined, signal);
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { ServiceConfig, ServiceDefinition } from '@flowplane/platform/service';
 import { FlowRuntimeEnv } from './flow-runtime.env';
 import { FlowRuntimeModule } from './flow-runtime.module';
+import { internalRunsFastPath } from './runs/internal-runs.fast-path';
 
 /** The flow-runtime service: what it owns and which ports it uses. */
 export const flowRuntimeDefinition: ServiceDefinition = {
@@ -11,4 +12,6 @@ export const flowRuntimeDefinition: ServiceDefinition = {
   uses: { bus: true, store: true },
   env: [FlowRuntimeEnv],
   module: (ctx) => FlowRuntimeModule.forRoot({ scheduler: { tickMs: (ctx.config as ServiceConfig & FlowRuntimeEnv).SCHEDULER_TICK_MS } }),
+  // The assistant's runs (one per chat message) skip the router, guard and pipe chain (ADR 0032).
+  interceptRequest: (app, ctx) => internalRunsFastPath(app, ctx),
 };

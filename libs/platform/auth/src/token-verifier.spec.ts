@@ -29,6 +29,29 @@ describe('TokenVerifier', () => {
     }
   });
 
+  it('answers verifyCached only for a token verify accepted, with the same per-use checks, and not past its cache life', async () => {
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    try {
+      const v = new TokenVerifier({ jwtSecret: secret, service: 'flow-runtime' });
+      const own = await mintServiceToken(secret, { from: 'assistant', to: 'flow-runtime', perms: ['internal:runs:start'] });
+      expect(v.verifyCached(own)).toBeUndefined();
+      const p = await v.verify(own);
+      expect(v.verifyCached(own)).toBe(p);
+      // A step token is cached like any other, but is still valid only for its node.
+      const step = await mintNodeStepToken(secret, { runId: 'r1', nodeId: 'n1', nodeType: 'crm/capture', stepKey: 'k1' }, 600);
+      await v.verify(step, { node: 'crm/capture' });
+      expect(v.verifyCached(step)).toBeUndefined();
+      expect(v.verifyCached(step, { node: 'crm/capture' })).toMatchObject({ node: 'crm/capture' });
+      const foreign = await mintServiceToken(secret, { from: 'assistant', to: 'deployments' });
+      await expect(v.verify(foreign)).rejects.toThrow('not svc:flow-runtime');
+      expect(v.verifyCached(foreign)).toBeUndefined();
+      jest.advanceTimersByTime(61_000);
+      expect(v.verifyCached(own)).toBeUndefined();
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('reads inactive and superuser claims', async () => {
     const v = new TokenVerifier({ jwtSecret: secret });
     const p = await v.verify(await mintToken(secret, { sub: 'bob', active: false, superuser: true }));

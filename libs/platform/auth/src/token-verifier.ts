@@ -60,8 +60,26 @@ export class TokenVerifier {
 
   /** Verifies a compact JWT and returns its principal; throws InvalidTokenError with a caller-safe reason. */
   async verify(token: string, options: VerifyOptions = {}): Promise<Principal> {
-    const principal = await this.verifySignature(token);
-    // Checked on every use, cached or not: the same token may be offered where it does not belong.
+    return this.checkUse(await this.verifySignature(token), options);
+  }
+
+  /**
+   * `verify` without waiting, for a token verified recently: its principal when the cache holds it
+   * and the same checks pass, undefined otherwise (not cached, expired from the cache, or refused);
+   * the caller then takes the path that awaits `verify`, which gives the refusal its reason.
+   */
+  verifyCached(token: string, options: VerifyOptions = {}): Principal | undefined {
+    const hit = this.verified.get(token);
+    if (!hit || hit.until <= Date.now()) return undefined;
+    try {
+      return this.checkUse(hit.principal, options);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Checked on every use, cached or not: the same token may be offered where it does not belong. */
+  private checkUse(principal: Principal, options: VerifyOptions): Principal {
     if (principal.node !== undefined && principal.node !== options.node) {
       throw new InvalidTokenError(`token is valid only for a step of remote node ${principal.node}`);
     }

@@ -55,6 +55,9 @@ export function replyOf(output: unknown, status: MessageFrame['status']): Messag
   };
 }
 
+/** The run event types `chatStepOf` reads: the only ones a chat asks flow-runtime to stream. */
+export const CHAT_RUN_EVENTS: readonly string[] = Object.freeze(['run.started', 'token', 'run.completed', 'run.rejected', 'run.failed', 'run.cancelled']);
+
 /** Maps one run event onto the chat stream (frame contract of issue 16). */
 export function chatStepOf(e: RunEventIn): ChatStep {
   const d = e.data ?? {};

@@ -132,4 +132,19 @@ export function chatRepositoryCases(open: () => Promise<Store>): void {
     const fresh = await repo.appendLive(stamp('session-live', { versionHash: 'h2' }), { role: 'user', content: 'new', at: later(3000) }, later(5000), later(3000));
     expect(fresh).toMatchObject({ versionHash: 'h2', messages: [expect.objectContaining({ content: 'new' })] });
   });
+
+  it('creates with startNew the same chat that append creates, and later turns append to it', async () => {
+    const viaAppend = await repo.append(stamp('session-a', { userId: 'u1' }), { role: 'user', content: 'hi', at: t0 }, later(1000), t0);
+    const viaStart = await repo.startNew(stamp('session-b', { userId: 'u1' }), { role: 'user', content: 'hi', at: t0 }, later(1000), t0);
+    const { id: _a, sessionId: _sa, ...a } = viaAppend;
+    const { id: _b, sessionId: _sb, ...b } = viaStart;
+    expect(b).toEqual(a);
+    const anonymous = await repo.startNew(stamp('session-c'), { role: 'user', content: 'hi', at: t0 }, later(1000), t0);
+    expect(anonymous).not.toHaveProperty('userId');
+    await repo.addRun('session-b', 'r1', 'h7');
+    const next = await repo.append(stamp('session-b'), { role: 'user', content: 'again', at: later(5) }, later(2000), later(5));
+    expect(next).toMatchObject({ id: viaStart.id, versionHash: 'h7', runIds: ['r1'], expiresAt: later(2000) });
+    expect(next.messages.map((m) => m.content)).toEqual(['hi', 'again']);
+    expect(await repo.list({ userId: 'u1' }, 10, undefined, t0)).toHaveLength(2);
+  });
 }

@@ -97,6 +97,27 @@ export class ChatRepository implements OnModuleInit {
   }
 
   /**
+   * Creates the chat of a session id that was just drawn (128 random bits, so no chat can hold it
+   * yet): one insert, with nothing to look up, drop or merge. The document is the one `appendLive`
+   * creates for a new session.
+   */
+  async startNew(stamp: ChatStamp, message: ChatMessage, expiresAt: Date, now: Date): Promise<Chat> {
+    const doc: Omit<ChatDocument, '_id'> = {
+      sessionId: stamp.sessionId,
+      expiresAt,
+      lastActivityAt: now,
+      ...(stamp.userId ? { userId: stamp.userId } : {}),
+      flowId: stamp.flowId,
+      versionHash: stamp.versionHash,
+      variantLabel: stamp.variantLabel,
+      runIds: [],
+      createdAt: now,
+      messages: [message],
+    };
+    return toEntity(await this.chats.insertOne(doc));
+  }
+
+  /**
    * Takes back a user turn whose run could not start (nothing half-written): the chat goes when
    * that turn was all it had.
    */

@@ -4,6 +4,7 @@ import { SERVICE_CONFIG, type ServiceConfig } from '@flowplane/platform/service'
 import type { AssistantEnv } from '../../assistant.env';
 import { UpstreamClients } from '../../upstream/upstream.clients';
 import { upstreamFailure } from '../../upstream/upstream.errors';
+import { CHAT_RUN_EVENTS } from '../domain/chat-frames';
 import { chatExpiry, type ChatMessage, SESSION_ID_PATTERN } from '../domain/chat.entity';
 import { ChatRepository } from '../persistence/chat.repository';
 import { ChatRelay } from './chat-relay';
@@ -33,7 +34,7 @@ export class ResumeStreamUseCase {
     const abort = new AbortController();
     let response;
     try {
-      response = await this.upstream.runEvents(runId, after, abort.signal);
+      response = await this.upstream.runEvents(runId, after, abort.signal, CHAT_RUN_EVENTS);
     } catch (e) {
       throw upstreamFailure(e, 'flow-runtime');
     }

@@ -7,6 +7,7 @@ import { MODULE_FLOW_ID } from '../../templates/use-cases/ensure-module-flow.use
 import { UpstreamClients, type VariantRef } from '../../upstream/upstream.clients';
 import { upstreamFailure } from '../../upstream/upstream.errors';
 import { VariantResolver } from '../../upstream/variant-resolver';
+import { CHAT_RUN_EVENTS } from '../domain/chat-frames';
 import { chatExpiry, type ChatMessage, SESSION_ID_PATTERN } from '../domain/chat.entity';
 import { ChatRepository } from '../persistence/chat.repository';
 import { ChatRelay } from './chat-relay';
@@ -82,28 +83,27 @@ export class SendMessageUseCase {
   async execute(input: SendMessageInput, startedAt = Date.now()): Promise<StartedTurn> {
     this.validate(input);
     const env = this.env;
+    // A session id drawn here is new by construction: no expired chat to drop, nothing to merge.
+    const fresh = input.sessionId === undefined;
     const sessionId = input.sessionId ?? newSessionId();
     const meta = { ...(input.meta ?? {}) } as Record<string, string>;
     const now = new Date();
     let variant: VariantRef;
     // The expired-chat check needs no variant: it runs beside the selection, one store round trip
     // fewer before the first frame.
-    const dropped = this.chats.dropExpired(sessionId, now);
+    const dropped = fresh ? undefined : this.chats.dropExpired(sessionId, now);
     try {
       variant = await this.variants.select({ session_id: sessionId, sessionId });
     } catch (e) {
-      await dropped.catch(() => undefined);
+      await dropped?.catch(() => undefined);
       throw upstreamFailure(e, 'deployments');
     }
     await dropped;
 
     const turn: ChatMessage = { role: 'user', content: input.message, at: now };
-    const chat = await this.chats.appendLive(
-      { sessionId, userId: input.userId, flowId: variant.flowId || MODULE_FLOW_ID, versionHash: '', variantLabel: variant.label },
-      turn,
-      chatExpiry(now, env.ASSISTANT_CHAT_TTL_DAYS),
-      now,
-    );
+    const stamp = { sessionId, userId: input.userId, flowId: variant.flowId || MODULE_FLOW_ID, versionHash: '', variantLabel: variant.label };
+    const expiresAt = chatExpiry(now, env.ASSISTANT_CHAT_TTL_DAYS);
+    const chat = fresh ? await this.chats.startNew(stamp, turn, expiresAt, now) : await this.chats.appendLive(stamp, turn, expiresAt, now);
     const history = chat.messages.slice(-(env.ASSISTANT_HISTORY_TURNS + 1)).map((m) => ({ role: m.role, content: m.content }));
     const abort = new AbortController();
     let opened;
@@ -115,6 +115,7 @@ export class SendMessageUseCase {
           input: { messages: history, message: input.message, sessionId, ...(input.userId ? { userId: input.userId } : {}), meta },
           meta: { ...meta, source: 'assistant', session_id: sessionId, sessionId, variantLabel: variant.label, ...(input.userId ? { userId: input.userId } : {}) },
           startedBy: input.userId ? `user:${input.userId}` : 'assistant:anonymous',
+          events: CHAT_RUN_EVENTS,
         },
         abort.signal,
       );

@@ -1,8 +1,9 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiExcludeController, ApiBadRequestResponse, ApiBearerAuth, ApiBody, ApiHeader, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiProperty, ApiPropertyOptional, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
 import { INTERNAL_PERMS } from '@flowplane/contracts';
 import type { Request, Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import type { RunEvent } from '@flowplane/flow/engine';
 import { AdminRoute, CurrentPrincipal, Internal, type Principal } from '@flowplane/platform/auth';
 import { DomainException } from '@flowplane/platform/http';
@@ -83,9 +84,21 @@ function summaryView(r: RunRecord): RunSummaryView {
   };
 }
 
-/** Writes run events as Server-Sent Events (`id` = sequence number, so Last-Event-ID resumes exactly). */
-function openSse(res: Response, req: Request): { send(e: RunEvent): void; end(): void; onClose(fn: () => void): void } {
-  res.status(200);
+/** A run's event stream on a response: its events as SSE frames, then its end. */
+export interface RunStream {
+  send(e: RunEvent): void;
+  end(): void;
+  /** The reader went away: no more keep-alive comments. */
+  detach(): void;
+}
+
+/**
+ * Opens a response as Server-Sent Events of run events (`id` = sequence number, so Last-Event-ID
+ * resumes exactly), with a keep-alive comment every KEEPALIVE_MS; works on a bare node:http
+ * response (the internal runs fast path) as on Express's.
+ */
+export function openRunStream(res: ServerResponse): RunStream {
+  res.statusCode = 200;
   res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
   res.setHeader('Cache-Control', 'no-cache, no-transform');
   res.setHeader('Connection', 'keep-alive');
@@ -93,18 +106,26 @@ function openSse(res: Response, req: Request): { send(e: RunEvent): void; end():
   res.flushHeaders();
   const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
   let ended = false;
-  const end = () => {
-    if (ended) return;
-    ended = true;
-    clearInterval(keepalive);
-    res.end();
-  };
   return {
     send: (e) => res.write(`id: ${e.seq}\nevent: ${e.type}\ndata: ${JSON.stringify(e.data ?? null)}\n\n`),
-    end,
+    end: () => {
+      if (ended) return;
+      ended = true;
+      clearInterval(keepalive);
+      res.end();
+    },
+    detach: () => clearInterval(keepalive),
+  };
+}
+
+/** Writes run events as Server-Sent Events; `onClose` runs when the request closes. */
+function openSse(res: Response, req: Request): RunStream & { onClose(fn: () => void): void } {
+  const stream = openRunStream(res);
+  return {
+    ...stream,
     onClose: (fn) =>
       req.once('close', () => {
-        clearInterval(keepalive);
+        stream.detach();
         fn();
       }),
   };
@@ -241,6 +262,33 @@ export class InternalStartRunDto {
   @IsString()
   @MaxLength(300)
   startedBy?: string;
+
+  /**
+   * Stream only these event types (ids stay the run's sequence numbers, so Last-Event-ID resumes
+   * as before); every event when absent. A chat needs the start, tokens and the end, not the
+   * node events with their packets, which would be serialized and parsed for nothing.
+   */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @MaxLength(100, { each: true })
+  events?: string[];
+}
+
+/** Passes the events whose type is in `only` (all when undefined) to `send`. */
+export function eventFilter(only: readonly string[] | undefined, send: (e: RunEvent) => void): (e: RunEvent) => void {
+  if (!only) return send;
+  const types = new Set(only);
+  return (e) => {
+    if (types.has(e.type)) send(e);
+  };
+}
+
+/** `?events=a,b` of the internal events route: the types to stream, or undefined for every event. */
+function eventsQuery(raw: unknown): string[] | undefined {
+  if (typeof raw !== 'string' || raw === '') return undefined;
+  return raw.split(',').slice(0, 50);
 }
 
 /**
@@ -262,20 +310,20 @@ export class InternalRunsController {
     res.setHeader('X-Version-Id', started.versionId);
     res.setHeader('X-Version-Hash', started.versionHash);
     const sse = openSse(res, req);
-    const stop = await this.runs.follow(started.runId, 0, (e) => sse.send(e), () => sse.end());
+    const stop = await this.runs.follow(started.runId, 0, eventFilter(dto.events, (e) => sse.send(e)), () => sse.end());
     sse.onClose(stop);
   }
 
   @Get(':runId/events')
   @Internal(INTERNAL_PERMS.runsRead)
-  async events(@Param('runId') runId: string, @Headers('last-event-id') lastEventId: string | undefined, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async events(@Param('runId') runId: string, @Headers('last-event-id') lastEventId: string | undefined, @Query('events') events: unknown, @Req() req: Request, @Res() res: Response): Promise<void> {
     const parsed = Number.parseInt(lastEventId ?? '0', 10);
     const after = Number.isFinite(parsed) && parsed > 0 ? parsed : 0;
     const { run } = await this.runs.get(runId);
     res.setHeader('X-Flow-Id', run.flowId);
     res.setHeader('X-Version-Id', run.versionId);
     const sse = openSse(res, req);
-    const stop = await this.runs.follow(runId, after, (e) => sse.send(e), () => sse.end());
+    const stop = await this.runs.follow(runId, after, eventFilter(eventsQuery(events), (e) => sse.send(e)), () => sse.end());
     sse.onClose(stop);
   }
 }

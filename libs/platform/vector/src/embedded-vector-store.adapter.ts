@@ -198,7 +198,7 @@ export class EmbeddedVectorStore implements VectorStore {
       const id = canonicalPointId(p.id);
       assertVector(name, p.vector);
       // The float32 copy the index keeps: the caller may reuse its array once this returns.
-      return { id, vector: Float32Array.from(p.vector), payload: clonePayload(p.payload) };
+      return { id, vector: new Float32Array(p.vector), payload: clonePayload(p.payload) };
     });
     await this.exclusive(() => {
       const c = this.require(name);

@@ -344,7 +344,7 @@ export class HnswCollection {
 
   /** The vector as the graph would store it: float32, normalised for cosine (as hnswlib does). */
   private storedVector(v: number[] | Float32Array): Float32Array {
-    if (this.distance !== 'cosine') return v instanceof Float32Array ? v : Float32Array.from(v);
+    if (this.distance !== 'cosine') return v instanceof Float32Array ? v : new Float32Array(v);
     const out = v instanceof Float32Array ? v : new Float32Array(v.length);
     let sum = 0;
     for (let i = 0; i < v.length; i++) sum += v[i] * v[i];

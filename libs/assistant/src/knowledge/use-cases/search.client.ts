@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { ServiceCallError, ServiceUnavailableError } from '@flowplane/contracts';
-import { DomainException } from '@flowplane/platform/http';
+import { ServiceCallError, ServiceClient, ServiceUnavailableError } from '@flowplane/contracts';
+import { currentRequestId, DomainException } from '@flowplane/platform/http';
 import { ServiceClients } from '@flowplane/platform/service';
+import { keepAliveFetch } from './keep-alive-fetch';
 
 /** A hit as the search service answers it. */
 export interface KnowledgeHit {
@@ -24,14 +25,32 @@ export interface IndexDocument {
  */
 @Injectable()
 export class KnowledgeSearchClient {
+  private queries?: ServiceClient;
+
   constructor(private readonly clients: ServiceClients) {}
 
   private get search() {
     return this.clients.for('search', { timeoutMs: 30_000, retries: 1 });
   }
 
+  /**
+   * The same client for the retrieval node's queries (one per chat turn), but over node:http with a
+   * keep-alive agent instead of fetch: same URL, token, request id, timeout, retries and errors.
+   */
+  private get searchQueries(): ServiceClient {
+    return (this.queries ??= new ServiceClient({
+      service: 'search',
+      baseUrl: this.search.baseUrl,
+      timeoutMs: 30_000,
+      retries: 1,
+      tokenProvider: (_target, perms) => this.clients.token('search', perms),
+      requestIdProvider: currentRequestId,
+      fetch: keepAliveFetch,
+    }));
+  }
+
   async query(index: string, text: string, limit: number, signal?: AbortSignal): Promise<{ backendIndex: string; hits: KnowledgeHit[] }> {
-    return this.search.post(`/internal/search/indexes/${encodeURIComponent(index)}/query`, { text, limit }, { idempotent: true, signal });
+    return this.searchQueries.post(`/internal/search/indexes/${encodeURIComponent(index)}/query`, { text, limit }, { idempotent: true, signal });
   }
 
   async upsert(index: string, documents: IndexDocument[]): Promise<{ backendIndex: string; upserted: number; created: boolean }> {

@@ -1,4 +1,5 @@
 import type { ServiceDefinition } from '@flowplane/platform/service';
+import { TranslationFlowsSeeder } from './auto-translate/flows/translation-flows.seeder';
 import { I18nEnv } from './i18n.env';
 import { I18nModule } from './i18n.module';
 import { pageFastPath } from './content/http/page-fast-path';
@@ -13,6 +14,8 @@ export const i18nDefinition: ServiceDefinition = {
   uses: { bus: true, store: true },
   env: [I18nEnv],
   module: () => I18nModule,
+  // The translation flows can be published only once this service has an address for its fill node.
+  onListen: (app) => app.get(TranslationFlowsSeeder, { strict: false }).settled(10_000),
   // Catalog polls (200 and 304 of a built body) and rendered pages answer before Express; the Nest routes do the rest.
   interceptRequest: (app, ctx) => {
     const catalog = catalogFastPath(app, ctx);

@@ -35,6 +35,8 @@ export class TranslationFlowsSeeder implements OnApplicationBootstrap, OnApplica
   private stopped = false;
   private lastError?: string;
   private attempts = 0;
+  private finished = false;
+  private readonly waiters: Array<() => void> = [];
 
   constructor(
     @Inject(I18nConfig) private readonly config: I18nConfig,
@@ -57,6 +59,8 @@ export class TranslationFlowsSeeder implements OnApplicationBootstrap, OnApplica
       try {
         await this.execute();
         done?.();
+        this.finished = true;
+        for (const w of this.waiters.splice(0)) w();
       } catch (e) {
         const message = describe(e);
         if (this.attempts >= 8 && message !== this.lastError) {
@@ -71,6 +75,23 @@ export class TranslationFlowsSeeder implements OnApplicationBootstrap, OnApplica
     let waited: NodeJS.Timeout | undefined;
     await Promise.race([attempt(), new Promise<void>((resolve) => (waited = setTimeout(resolve, START_WAIT_MS)))]);
     clearTimeout(waited);
+  }
+
+  /**
+   * Resolves once the flows are published (or `ms` passed). The service definition awaits it after
+   * listening: the fill node can only be registered, and the flows naming it published, once this
+   * service has an address, so a platform that has started is ready at once.
+   */
+  settled(ms: number): Promise<void> {
+    if (this.finished || this.stopped) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      timer.unref();
+      this.waiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   onApplicationShutdown(): void {

@@ -86,6 +86,9 @@ describe('automatic translation flows', () => {
     const run = await call(`${api}/runs/${completed.runId}`, { bearer: admin });
     const log = run.body.timeline.find((e: { type: string; data: { message?: string } }) => e.type === 'node.log' && e.data.message?.startsWith('fill-translations:'));
     expect(log?.data).toMatchObject({ nodeId: 'fill', data: expect.objectContaining({ keysProcessed: expect.any(Number), localesFilled: expect.any(Number), remaining: expect.any(Number) }) });
+    // The flow's own writes publish no i18n.keys_changed (rule 4): it never wakes itself.
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await call(`${api}/runs?flowId=${ON_CHANGE}`, { bearer: admin })).body.items).toHaveLength(1);
   }, 30_000);
 
   it('re-translates stale machine text after a source edit within seconds, and leaves human text alone', async () => {

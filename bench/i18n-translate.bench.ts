@@ -175,9 +175,8 @@ async function platformOn(stubUrl: string, concurrency: number): Promise<{ platf
 }
 
 export async function run(): Promise<BenchResult[]> {
-  const keyCount = Number(process.argv[2] ?? 1000);
-  const timedKeys = Number(process.argv[3] ?? 200);
-  const latencyMs = Number(process.argv[4] ?? 100);
+  // Numbers only: under `npm run bench -- i18n-translate` the bench names are arguments too.
+  const [keyCount = 1000, timedKeys = 200, latencyMs = 100] = process.argv.slice(2).filter((a) => /^\d+$/.test(a)).map(Number);
   const stub = await startStub(latencyMs);
   const cleanup: Array<() => Promise<void>> = [async () => void (await new Promise((r) => stub.server.close(r)))];
   try {
@@ -220,12 +219,12 @@ export async function run(): Promise<BenchResult[]> {
 
     return [
       {
-        name: `Model calls per (key, locale), ${keyCount} short keys into ${TARGETS} locales (calls/cell) vs one call per cell`,
-        ours: callsPerCell,
-        baseline: 1,
-        unit: 'calls/cell',
+        name: `Model calls per 100 (key, locale) cells, ${keyCount} short keys into ${TARGETS} locales vs one call per cell`,
+        ours: callsPerCell * 100,
+        baseline: 100,
+        unit: 'calls/100 cells',
         ratio: callsPerCell,
-        notes: `${bigCalls} calls for ${bigCells} cells (${big.answer.localesFilled} filled) in ${(big.ms / 1000).toFixed(1)} s, stub peak concurrency ${stub.stats.maxInFlight}; goal <= 0.2`,
+        notes: `${callsPerCell.toFixed(3)} calls per cell: ${bigCalls} calls for ${bigCells} cells (${big.answer.localesFilled} filled) in ${(big.ms / 1000).toFixed(1)} s, stub peak concurrency ${stub.stats.maxInFlight}; goal <= 0.2`,
       },
       {
         name: `Fill wall time, ${timedKeys} keys x ${TARGETS} locales, stub ${latencyMs} ms: AI_CONCURRENCY=4 (ms) vs AI_CONCURRENCY=1`,

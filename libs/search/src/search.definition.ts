@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { ServiceDefinition } from '@flowplane/platform/service';
+import { internalQueryFastPath } from './http/internal-query.fast-path';
 import { SearchNodeRegistrar } from './nodes/search-node.registrar';
 import { SearchEnv } from './search.env';
 import { SearchModule } from './search.module';
@@ -14,6 +15,7 @@ export const searchDefinition: ServiceDefinition = {
   uses: { bus: true, store: true, vector: true },
   env: [SearchEnv],
   module: (ctx) => SearchModule.forRoot(ctx),
+  interceptRequest: (app, ctx) => internalQueryFastPath(app, ctx),
   onListen: (app, server) => {
     const address = server.address() as AddressInfo;
     app.get(SearchNodeRegistrar).start(`http://127.0.0.1:${address.port}`);

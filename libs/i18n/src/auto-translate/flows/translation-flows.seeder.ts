@@ -83,7 +83,7 @@ export class TranslationFlowsSeeder implements OnApplicationBootstrap, OnApplica
    * service has an address, so a platform that has started is ready at once.
    */
   settled(ms: number): Promise<void> {
-    if (this.finished || this.stopped) return Promise.resolve();
+    if (this.finished || this.stopped || !this.publishing) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, ms);
       timer.unref();

@@ -34,4 +34,14 @@ describe('PublicPageCache', () => {
     now += 1;
     expect(cache.get('a', 'en')).toBeUndefined();
   });
+
+  it('bounds the text it holds: made-up locales on a large page cost renders, never memory', () => {
+    const cache = new PublicPageCache();
+    const big: RenderedPage = { ...page('A'), page: { ...page('A').page, body: 'x'.repeat(1024 * 1024) } };
+    for (let i = 0; i < 100; i++) cache.set('a', `x${i}`, big, cache.mark());
+    expect(cache.size).toBeLessThanOrEqual(16 * 1024 * 1024);
+    expect(cache.get('a', 'x99')).toBeDefined();
+    cache.drop('a');
+    expect(cache.size).toBe(0);
+  });
 });

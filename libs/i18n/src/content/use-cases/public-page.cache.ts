@@ -12,10 +12,16 @@ export interface RenderedPage {
 interface Entry {
   rendered: RenderedPage;
   expiresAt: number;
+  size: number;
 }
 
-/** Entries kept at most; the whole cache is dropped when it would grow past this (pages × request locales is small). */
+/**
+ * Entries and text kept at most; the whole cache is dropped when it would grow past either. Request
+ * locales are any string of a locale's shape, so the bound is in bytes too: cycling made-up locales
+ * on a large page costs renders, never memory.
+ */
 const MAX_ENTRIES = 10_000;
+const MAX_CHARS = 16 * 1024 * 1024;
 
 /**
  * Longest an entry is served: the public settings reader's own TTL, so without a bus (no drop on a
@@ -33,6 +39,7 @@ export const PUBLIC_PAGE_TTL_MS = PUBLIC_SETTINGS_DEFAULT_TTL_MS;
 export class PublicPageCache {
   private readonly entries = new Map<string, Entry>();
   private generation = 0;
+  private chars = 0;
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -41,7 +48,7 @@ export class PublicPageCache {
     const e = this.entries.get(key);
     if (e === undefined) return undefined;
     if (this.now() < e.expiresAt) return e.rendered;
-    this.entries.delete(key);
+    this.remove(key, e);
     return undefined;
   }
 
@@ -52,18 +59,41 @@ export class PublicPageCache {
 
   set(slug: string, locale: string, rendered: RenderedPage, generation: number): void {
     if (generation !== this.generation) return;
-    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-    this.entries.set(`${slug}\u0000${locale}`, { rendered, expiresAt: this.now() + PUBLIC_PAGE_TTL_MS });
+    const p = rendered.page;
+    // Twice the text: the answer object and, once the fast path served it, its JSON bytes.
+    const size = 2 * (p.title.length + p.body.length + (p.seo.title?.length ?? 0) + (p.seo.description?.length ?? 0) + 200);
+    if (size > MAX_CHARS) return;
+    const key = `${slug}\u0000${locale}`;
+    const old = this.entries.get(key);
+    if (old) this.remove(key, old);
+    if (this.entries.size >= MAX_ENTRIES || this.chars + size > MAX_CHARS) this.clearEntries();
+    this.entries.set(key, { rendered, expiresAt: this.now() + PUBLIC_PAGE_TTL_MS, size });
+    this.chars += size;
   }
 
   drop(slug: string): void {
     this.generation++;
     const prefix = `${slug}\u0000`;
-    for (const k of this.entries.keys()) if (k.startsWith(prefix)) this.entries.delete(k);
+    for (const [k, e] of this.entries) if (k.startsWith(prefix)) this.remove(k, e);
   }
 
   clear(): void {
     this.generation++;
+    this.clearEntries();
+  }
+
+  /** Text held now, in characters (for tests and metrics). */
+  get size(): number {
+    return this.chars;
+  }
+
+  private remove(key: string, e: Entry): void {
+    this.entries.delete(key);
+    this.chars -= e.size;
+  }
+
+  private clearEntries(): void {
     this.entries.clear();
+    this.chars = 0;
   }
 }

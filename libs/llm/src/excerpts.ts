@@ -39,8 +39,13 @@ export function forbidsMarkers(prompt: string): boolean {
   return /\b(?:do not|don't|never|without)\b[^.\n]{0,40}\[\s*n\s*\]/i.test(prompt) || /\bno\s+(?:inline\s+)?\[\s*n\s*\]/i.test(prompt);
 }
 
+/** Whitespace that `oneLine` would change: a run of two, or any whitespace but a plain space. */
+const FOLDABLE = /\s\s|[^\S ]/;
+
 function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
+  // Most chunk texts are single-spaced already; the global replace would still rebuild them
+  // word by word, the largest allocation of a retrieval step.
+  return FOLDABLE.test(text) ? text.replace(/\s+/g, ' ').trim() : text.trim();
 }
 
 /** The excerpt lines (from `Excerpts:` on) for `excerpts`, numbered by their `n`. */

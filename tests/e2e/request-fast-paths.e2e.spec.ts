@@ -2,15 +2,17 @@ import { request as httpRequest } from 'node:http';
 import { INTERNAL_PERMS } from '@flowplane/contracts';
 import { TokenVerifier } from '@flowplane/platform/auth';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
-import { parseSse, serviceToken, testEnv, token } from '../support/http';
+import { call, parseSse, serviceToken, testEnv, token, until } from '../support/http';
 import { passThroughFlow, publishFlow } from '../support/flows';
 
 /**
- * flow-runtime answers `POST /internal/runs` (the assistant's run per chat message) before
- * Express when it can judge the request up front: a token already verified, with the route's
- * permission. What it answers must be what the Nest route answers. A token the verifier has not
- * seen yet goes through the Nest route (which verifies and remembers it), so sending the same
- * request twice, first with a new token and then with the same one, compares both paths.
+ * Two routes are answered before Express when the request can be judged up front (a token
+ * already verified, with the route's permission, or no token on a public route):
+ * flow-runtime's `POST /internal/runs` (the assistant's run per chat message) and the assistant's
+ * `POST /api/v1/assistant/messages`. What they answer must be what the Nest routes answer. A token
+ * the verifier has not seen yet goes through the Nest route (which verifies and remembers it), so
+ * sending the same request twice, first with a new token and then with the same one, compares
+ * both paths; a spy on the verifier tells which path took the second request.
  */
 
 interface Answer {
@@ -20,7 +22,7 @@ interface Answer {
 }
 
 /** Headers that differ on every response, whichever path answers. */
-const VOLATILE = new Set(['date', 'x-run-id', 'keep-alive', 'connection', 'transfer-encoding']);
+const VOLATILE = new Set(['date', 'x-run-id', 'x-assistant-session-id', 'keep-alive', 'connection', 'transfer-encoding']);
 
 function comparable(a: Answer): { status: number; headers: Record<string, unknown>; body: unknown } {
   const headers = Object.fromEntries(Object.entries(a.headers).filter(([k]) => !VOLATILE.has(k)));
@@ -33,32 +35,38 @@ function comparable(a: Answer): { status: number; headers: Record<string, unknow
   return { status: a.status, headers, body };
 }
 
+function post(url: string, bearer: string | undefined, body: string | Buffer, headers: Record<string, string> = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const payload = typeof body === 'string' ? Buffer.from(body) : body;
+    const req = httpRequest(
+      url,
+      { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': payload.length, ...(bearer ? { authorization: `Bearer ${bearer}` } : {}), ...headers } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+let platform: Standalone;
+
+beforeAll(async () => {
+  platform = await startStandalone({ env: testEnv({ GATEWAY_RATE_LIMIT: '0', ASSISTANT_RATE_LIMIT: '1000' }) });
+}, 60_000);
+afterAll(() => platform?.close());
+
 describe('flow-runtime: the fast path of POST /internal/runs answers as the Nest route does', () => {
-  let platform: Standalone;
   let base: string;
   let verify: jest.SpyInstance;
   let seq = 0;
 
   /** A service token no request has used yet (a caller name of its own). */
   const freshToken = (perms: string[] = [INTERNAL_PERMS.runsStart], to = 'flow-runtime') => serviceToken(`fast-path-${++seq}`, to, perms);
-
-  function post(bearer: string | undefined, body: string | Buffer, headers: Record<string, string> = {}): Promise<Answer> {
-    return new Promise((resolve, reject) => {
-      const payload = typeof body === 'string' ? Buffer.from(body) : body;
-      const req = httpRequest(
-        `${base}/internal/runs`,
-        { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': payload.length, ...(bearer ? { authorization: `Bearer ${bearer}` } : {}), ...headers } },
-        (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (d: string) => (text += d));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-        },
-      );
-      req.on('error', reject);
-      req.end(payload);
-    });
-  }
 
   /**
    * The same request through the Nest route (a new token) and then through the fast path (that
@@ -68,25 +76,21 @@ describe('flow-runtime: the fast path of POST /internal/runs answers as the Nest
   async function bothPaths(body: string | Buffer, perms?: string[], headers: Record<string, string> = {}): Promise<{ slow: Answer; fast: Answer; verified: number }> {
     const t = await freshToken(perms);
     verify.mockClear();
-    const slow = await post(t, body, { 'x-request-id': 'req-fast-path-1', ...headers });
-    if (verify.mock.calls.length === 0) await post(t, JSON.stringify({ flowId: 'no-such-flow' }));
+    const slow = await post(`${base}/internal/runs`, t, body, { 'x-request-id': 'req-fast-path-1', ...headers });
+    if (verify.mock.calls.length === 0) await post(`${base}/internal/runs`, t, JSON.stringify({ flowId: 'no-such-flow' }));
     verify.mockClear();
-    const fast = await post(t, body, { 'x-request-id': 'req-fast-path-1', ...headers });
+    const fast = await post(`${base}/internal/runs`, t, body, { 'x-request-id': 'req-fast-path-1', ...headers });
     return { slow, fast, verified: verify.mock.calls.length };
   }
 
   beforeAll(async () => {
-    platform = await startStandalone({ env: testEnv({ GATEWAY_RATE_LIMIT: '0' }) });
     const admin = await token('alice', ['admin:access']);
     await publishFlow(`${platform.url}/api/v1`, admin, 'fast-echo', passThroughFlow, { name: 'Fast echo' });
     const flowRuntime = platform.services.find((s) => s.name === 'flow-runtime')!;
     base = flowRuntime.url;
     verify = jest.spyOn(flowRuntime.app.get(TokenVerifier), 'verify');
   });
-  afterAll(async () => {
-    verify?.mockRestore();
-    await platform?.close();
-  });
+  afterAll(() => verify?.mockRestore());
 
   it('streams a run with a remembered token without verifying it again, with the headers and events of the Nest route', async () => {
     const body = JSON.stringify({ flowId: 'fast-echo', input: { n: 1 }, meta: { source: 'test' }, startedBy: 'user:ada' });
@@ -130,8 +134,8 @@ describe('flow-runtime: the fast path of POST /internal/runs answers as the Nest
     for (const [what, make, status, code] of cases) {
       const bearer = await make();
       // Twice: a token the guard has verified once is remembered, and must still be refused.
-      const first = await post(bearer, body, { 'x-request-id': 'req-refused-1' });
-      const second = await post(bearer, body, { 'x-request-id': 'req-refused-1' });
+      const first = await post(`${base}/internal/runs`, bearer, body, { 'x-request-id': 'req-refused-1' });
+      const second = await post(`${base}/internal/runs`, bearer, body, { 'x-request-id': 'req-refused-1' });
       expect({ what, ...comparable(second) }).toEqual({ what, ...comparable(first) });
       expect({ what, status: second.status }).toEqual({ what, status });
       expect(JSON.parse(second.text)).toEqual({ statusCode: status, error: expect.any(String), code, message: expect.any(String), requestId: 'req-refused-1' });
@@ -158,5 +162,86 @@ describe('flow-runtime: the fast path of POST /internal/runs answers as the Nest
       expect({ what, ...comparable(fast) }).toEqual({ what, ...comparable(slow) });
       expect({ what, status: fast.status, code: JSON.parse(fast.text).code, requestId: JSON.parse(fast.text).requestId }).toEqual({ what, status, code, requestId: 'req-fast-path-1' });
     }
+  });
+});
+
+describe('assistant: the fast path of POST /api/v1/assistant/messages answers as the Nest route does', () => {
+  let url: string;
+  let verify: jest.SpyInstance;
+  let seq = 0;
+
+  /** The same request through the Nest route (a user token not seen yet) and then through the fast path (that token again). */
+  async function bothPaths(body: string | Buffer): Promise<{ slow: Answer; fast: Answer; verified: number }> {
+    const t = await token(`chat-user-${++seq}`);
+    verify.mockClear();
+    const slow = await post(url, t, body, { 'x-request-id': 'req-chat-1' });
+    // A body refused before the guard leaves the token unverified: an invalid body verifies it.
+    if (verify.mock.calls.length === 0) await post(url, t, '{}');
+    verify.mockClear();
+    const fast = await post(url, t, body, { 'x-request-id': 'req-chat-1' });
+    return { slow, fast, verified: verify.mock.calls.length };
+  }
+
+  beforeAll(async () => {
+    const api = `${platform.url}/api/v1`;
+    const admin = await token('alice', ['admin:access']);
+    await until(() => call(`${api}/assistant/config`), (r) => r.status === 200, 20_000, 100);
+    expect((await call(`${api}/admin/assistant/reset?template=echo`, { method: 'POST', bearer: admin })).status).toBe(200);
+    const assistant = platform.services.find((s) => s.name === 'assistant')!;
+    url = `${assistant.url}/api/v1/assistant/messages`;
+    verify = jest.spyOn(assistant.app.get(TokenVerifier), 'verify');
+  }, 60_000);
+  afterAll(() => verify?.mockRestore());
+
+  it('streams a signed-in chat with a remembered token without verifying it again, with the headers and frames of the Nest route, and stores it', async () => {
+    const { slow, fast, verified } = await bothPaths(JSON.stringify({ message: 'Hello fast path', meta: { intent: 'none' } }));
+    expect(verified).toBe(0);
+    expect(fast.status).toBe(200);
+    expect(fast.headers['x-request-id']).toBe('req-chat-1');
+    expect(comparable(fast).headers).toEqual(comparable(slow).headers);
+    const frames = (a: Answer) => parseSse(a.text).map((f) => f.event);
+    expect(frames(fast)).toEqual(frames(slow));
+    expect(parseSse(fast.text).at(-1)).toMatchObject({ event: 'message', data: { content: 'Hello fast path', status: 'completed' } });
+    const sessionId = String(fast.headers['x-assistant-session-id']);
+    const transcript = await call(`${platform.url}/api/v1/assistant/chats/me/${sessionId}`);
+    expect(transcript.body.messages.map((m: { role: string; content: string }) => [m.role, m.content])).toEqual([
+      ['user', 'Hello fast path'],
+      ['assistant', 'Hello fast path'],
+    ]);
+  });
+
+  it('answers an anonymous chat without any token, and a second message of its session in the same chat', async () => {
+    const first = await post(url, undefined, JSON.stringify({ message: 'one' }), { 'x-request-id': 'req-anon-1' });
+    expect(first.status).toBe(200);
+    expect(first.headers['x-request-id']).toBe('req-anon-1');
+    const sessionId = String(first.headers['x-assistant-session-id']);
+    const second = await post(url, undefined, JSON.stringify({ sessionId, message: 'two' }));
+    expect(second.headers['x-assistant-session-id']).toBe(sessionId);
+    expect(parseSse(second.text).at(-1)).toMatchObject({ event: 'message', data: { content: 'two' } });
+    const transcript = await call(`${platform.url}/api/v1/assistant/chats/me/${sessionId}`);
+    expect(transcript.body.messages.map((m: { content: string }) => m.content)).toEqual(['one', 'one', 'two', 'two']);
+  });
+
+  it('answers a malformed or invalid body with the same 400 as the Nest route', async () => {
+    const bodies: Array<[string, string, string]> = [
+      ['malformed JSON', '{"message": ', 'INVALID_JSON'],
+      ['no message', '{}', 'VALIDATION_FAILED'],
+      ['a message that is not a string', JSON.stringify({ message: 42 }), 'VALIDATION_FAILED'],
+      ['an unknown field', JSON.stringify({ message: 'hi', extra: true }), 'VALIDATION_FAILED'],
+      ['a malformed session id', JSON.stringify({ message: 'hi', sessionId: 'short' }), 'VALIDATION_FAILED'],
+      ['a null session id', JSON.stringify({ message: 'hi', sessionId: null }), 'INVALID_SESSION_ID'],
+      ['an empty message', JSON.stringify({ message: '   ' }), 'EMPTY_MESSAGE'],
+      ['a meta field that is not a string', JSON.stringify({ message: 'hi', meta: { n: 1 } }), 'INVALID_META'],
+    ];
+    for (const [what, body, code] of bodies) {
+      const { slow, fast, verified } = await bothPaths(body);
+      expect({ what, verified }).toEqual({ what, verified: 0 });
+      expect({ what, ...comparable(fast) }).toEqual({ what, ...comparable(slow) });
+      expect({ what, status: fast.status, code: JSON.parse(fast.text).code, requestId: JSON.parse(fast.text).requestId }).toEqual({ what, status: 400, code, requestId: 'req-chat-1' });
+    }
+    // Anonymous callers get the same answer from the fast path.
+    const anonymous = await post(url, undefined, '{}', { 'x-request-id': 'req-chat-1' });
+    const signedIn = await bothPaths('{}');
+    expect(comparable(anonymous)).toEqual(comparable(signedIn.slow));
   });
 });

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { ServiceDefinition } from '@flowplane/platform/service';
 import { AssistantEnv } from './assistant.env';
 import { AssistantModule } from './assistant.module';
+import { chatMessageFastPath } from './chats/http/chat-message.fast-path';
 import { RagNodeRegistrar } from './knowledge/nodes/rag-node.registrar';
 
 /** The assistant service: what it owns and which ports it uses. */
@@ -13,6 +14,8 @@ export const assistantDefinition: ServiceDefinition = {
   uses: { bus: true, store: true },
   env: [AssistantEnv],
   module: () => AssistantModule,
+  // Chat messages skip the router, guard and pipe chain; the answer is the Nest route's (ADR 0032).
+  interceptRequest: (app, ctx) => chatMessageFastPath(app, ctx),
   onListen: (app, server) => {
     const address = server.address() as AddressInfo;
     app.get(RagNodeRegistrar).start(`http://127.0.0.1:${address.port}`);

@@ -10,3 +10,4 @@ export * from './profile-resolver.provider';
 export * from './outbox.provider';
 export * from './openapi-operations';
 export * from './port-in-use';
+export * from './json-route-fast-path';

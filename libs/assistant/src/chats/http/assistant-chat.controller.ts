@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiBody, ApiHeader, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CurrentPrincipal, type Principal, Public } from '@flowplane/platform/auth';
 import { DomainException } from '@flowplane/platform/http';
 import { SERVICE_CONFIG, type ServiceConfig } from '@flowplane/platform/service';
@@ -18,15 +19,15 @@ const KEEPALIVE_MS = 15_000;
 const SESSION_HEADER = 'X-Assistant-Session-Id';
 
 /** The client address: the gateway appends it last to X-Forwarded-For. */
-function clientAddress(req: Request): string {
+function clientAddress(req: IncomingMessage): string {
   const fwd = req.headers['x-forwarded-for'];
   const last = (Array.isArray(fwd) ? fwd.join(',') : (fwd ?? '')).split(',').pop()?.trim();
   return last || req.socket.remoteAddress || 'unknown';
 }
 
 /** Opens the SSE response and relays into it; the relay carries on when the client leaves. */
-function stream(relay: ChatRelay, req: Request, res: Response, headers: Record<string, string> = {}): void {
-  res.status(200);
+function stream(relay: ChatRelay, res: ServerResponse, headers: Record<string, string> = {}): void {
+  res.statusCode = 200;
   res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
   res.setHeader('Cache-Control', 'no-cache, no-transform');
   res.setHeader('Connection', 'keep-alive');
@@ -43,6 +44,34 @@ function stream(relay: ChatRelay, req: Request, res: Response, headers: Record<s
   void relay
     .run({ write: (t) => res.write(t), end: () => res.end() })
     .finally(() => clearInterval(keepalive));
+}
+
+/** What a chat message needs besides its request: the use case, the limits and the environment. */
+export interface ChatMessageDeps {
+  send: SendMessageUseCase;
+  limits: ChatRateLimits;
+  env: AssistantEnv;
+}
+
+/**
+ * `POST /assistant/messages` once its body is a SendMessageDto: the Nest route and its fast path
+ * (chat-message.fast-path.ts) both answer through here. Errors are thrown before the stream opens.
+ */
+export async function answerChatMessage(deps: ChatMessageDeps, dto: SendMessageDto, who: Principal | undefined, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const startedAt = Date.now();
+  if (!who && !deps.env.ASSISTANT_ANONYMOUS_ALLOWED) throw new DomainException('UNAUTHENTICATED', 401, 'sign in to chat (ASSISTANT_ANONYMOUS_ALLOWED is false)');
+  deps.send.validate(dto);
+  if (!who) {
+    try {
+      await deps.limits.take(dto.sessionId, clientAddress(req));
+    } catch (e) {
+      const retryAfter = (e as { retryAfter?: number }).retryAfter;
+      if (retryAfter) res.setHeader('Retry-After', String(retryAfter));
+      throw e;
+    }
+  }
+  const turn = await deps.send.execute({ sessionId: dto.sessionId, message: dto.message, meta: dto.meta, userId: who && !who.service ? who.sub : undefined }, startedAt);
+  stream(turn.relay, res, { [SESSION_HEADER]: turn.sessionId, 'X-Run-Id': turn.runId });
 }
 
 /** Public chat routes (spec: Assistant, public; Authentication). */
@@ -69,21 +98,7 @@ export class AssistantChatController {
   @ApiUnauthorizedResponse({ description: 'No bearer token while ASSISTANT_ANONYMOUS_ALLOWED is false.' })
   @ApiTooManyRequestsResponse({ description: 'ASSISTANT_RATE_LIMIT (per session) or ASSISTANT_RATE_LIMIT_PER_ADDRESS spent; see Retry-After.' })
   async messages(@Body() dto: SendMessageDto, @CurrentPrincipal() who: Principal | undefined, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const startedAt = Date.now();
-    const env = this.config as ServiceConfig & AssistantEnv;
-    if (!who && !env.ASSISTANT_ANONYMOUS_ALLOWED) throw new DomainException('UNAUTHENTICATED', 401, 'sign in to chat (ASSISTANT_ANONYMOUS_ALLOWED is false)');
-    this.send.validate(dto);
-    if (!who) {
-      try {
-        await this.limits.take(dto.sessionId, clientAddress(req));
-      } catch (e) {
-        const retryAfter = (e as { retryAfter?: number }).retryAfter;
-        if (retryAfter) res.setHeader('Retry-After', String(retryAfter));
-        throw e;
-      }
-    }
-    const turn = await this.send.execute({ sessionId: dto.sessionId, message: dto.message, meta: dto.meta, userId: who && !who.service ? who.sub : undefined }, startedAt);
-    stream(turn.relay, req, res, { [SESSION_HEADER]: turn.sessionId, 'X-Run-Id': turn.runId });
+    await answerChatMessage({ send: this.send, limits: this.limits, env: this.config as ServiceConfig & AssistantEnv }, dto, who, req, res);
   }
 
   @Get('messages/:runId/events')
@@ -95,9 +110,9 @@ export class AssistantChatController {
   @ApiOkResponse({ description: 'The frames after Last-Event-ID; closes at once when the run has ended and nothing follows.' })
   @ApiBadRequestResponse({ description: 'Missing or malformed session id.' })
   @ApiNotFoundResponse({ description: 'The session has no such run.' })
-  async events(@Param('runId') runId: string, @Headers('x-assistant-session-id') sessionId: string | undefined, @Headers('last-event-id') lastEventId: string | undefined, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async events(@Param('runId') runId: string, @Headers('x-assistant-session-id') sessionId: string | undefined, @Headers('last-event-id') lastEventId: string | undefined, @Res() res: Response): Promise<void> {
     const relay = await this.resume.execute(runId, sessionId, lastEventId);
-    stream(relay, req, res);
+    stream(relay, res);
   }
 
   @Get('chats/me/:sessionId')

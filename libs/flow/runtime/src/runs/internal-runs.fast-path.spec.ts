@@ -1,5 +1,6 @@
 import { createValidationPipe } from '@flowplane/platform/http';
-import { byteLimit, plainlyValid } from './internal-runs.fast-path';
+import { byteLimit } from '@flowplane/platform/service';
+import { plainlyValid } from './internal-runs.fast-path';
 import { InternalStartRunDto } from './runs.controller';
 
 describe('internal runs fast path: its own check of the body', () => {

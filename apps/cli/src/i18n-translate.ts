@@ -221,6 +221,36 @@ async function main(): Promise<void> {
       if (answer.remaining === 0 && answer.failed.length === 0) break;
     }
   }
+  // A cell one call reported failed may have been filled by a later call: ask once more (a dry run
+  // over just those keys) and forget the failures of every namespace that has nothing left to do.
+  if (!args['dry-run'] && totals.failed.size && !timedOut && !errors.length) {
+    const byNs = new Map<string, Set<string>>();
+    for (const f of totals.failed.values()) {
+      const set = byNs.get(f.ns ?? '') ?? new Set<string>();
+      set.add(f.key);
+      byNs.set(f.ns ?? '', set);
+    }
+    for (const [ns, keySet] of byNs) {
+      const all = [...keySet];
+      let settled = true;
+      for (let i = 0; i < all.length && settled; i += MAX_KEYS_PER_CALL) {
+        try {
+          const res = await fetch(`${base}/api/v1/admin/i18n/translations/translate-missing`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ ...body, ns, keys: all.slice(i, i + MAX_KEYS_PER_CALL), dryRun: true }),
+            signal: cap.signal,
+          });
+          const check = (await res.json().catch(() => ({}))) as Partial<FillAnswer>;
+          settled = res.ok && (check.keysProcessed ?? 1) + (check.remaining ?? 1) === 0;
+        } catch {
+          settled = false;
+        }
+      }
+      if (!settled) continue;
+      for (const [id, f] of totals.failed) if ((f.ns ?? '') === ns) totals.failed.delete(id);
+    }
+  }
   if (capTimer) clearTimeout(capTimer);
   progress.end();
 

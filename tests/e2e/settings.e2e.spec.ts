@@ -111,7 +111,7 @@ describe('module settings through the gateway', () => {
       const res = await call(`${url}/api/v1/admin/settings`, { bearer: admin });
       expect(res.status).toBe(200);
       expect(res.body.modules.map((m: any) => m.module)).toEqual(expect.arrayContaining(['llm', 'site', 'ai']));
-      expect(res.body.modules.find((m: any) => m.module === 'site').keys).toEqual(['name', 'support_email']);
+      expect(res.body.modules.find((m: any) => m.module === 'site').keys).toEqual(['name', 'support_email', 'base_url']);
     });
 
     it('answers 404 for an unknown module, on read and write', async () => {

@@ -186,6 +186,33 @@ describe('AI translate and review routes', () => {
       expect(JSON.stringify(down.body)).not.toMatch(/at .*\.ts:\d+/);
     }, 20_000);
 
+    it('the review gate in translate-missing holds a flagged candidate of a noted key, puts the flag of an unnoted one in provenance, and approve publishes the held one', async () => {
+      expect((await call(`${api}/admin/i18n/locales`, { method: 'POST', bearer: admin, ...json({ code: 'de' }) })).status).toBe(201);
+      const row = (key: string, en: string, context?: string) => call(`${api}/admin/i18n/translations`, { method: 'POST', bearer: admin, ...json({ ns: 'gate', key, translations: { en }, ...(context ? { context } : {}) }) });
+      expect((await row('noted', 'Save the file', 'Verb on a button')).status).toBeLessThan(300);
+      expect((await row('plain', 'Save the draft')).status).toBeLessThan(300);
+      const run = await call(`${api}/admin/i18n/translations/translate-missing`, { method: 'POST', bearer: admin, ...json({ ns: 'gate', locales: ['de', 'pl'], review: true }) });
+      expect(run.status).toBe(200);
+      expect(run.body).toMatchObject({ keysProcessed: 2, localesFilled: 3, held: 1, failed: [] });
+      const rows = async () => (await call(`${api}/admin/i18n/translations?ns=gate`, { bearer: admin })).body.items as Array<{ key: string; translations: Record<string, string>; provenance: Record<string, any>; pending: Record<string, any> }>;
+      const byKey = async (key: string) => (await rows()).find((r) => r.key === key)!;
+      let noted = await byKey('noted');
+      const plain = await byKey('plain');
+      expect(noted.translations.de).toBeUndefined();
+      expect(noted.translations.pl).toBe('(pl) Save the file');
+      expect(noted.pending.de).toMatchObject({ text: '(de) Save the file', status: 'held' });
+      expect(plain.translations.de).toBe('(de) Save the draft');
+      expect(JSON.stringify(plain.provenance.de.review)).toContain('wrong sense');
+      const pending = await call(`${api}/admin/i18n/translations/pending`, { bearer: admin });
+      expect(JSON.stringify(pending.body)).toContain('(de) Save the file');
+      const approve = await call(`${api}/admin/i18n/translations/pending/approve`, { method: 'POST', bearer: admin, ...json({ ns: 'gate', key: 'noted', locale: 'de' }) });
+      expect(approve.status).toBe(200);
+      noted = await byKey('noted');
+      expect(noted.translations.de).toBe('(de) Save the file');
+      expect(noted.provenance.de).toMatchObject({ source: 'machine' });
+      expect(noted.pending.de).toBeUndefined();
+    }, 20_000);
+
     it('a profile that does not exist answers 503 I18N_AI_MISCONFIGURED', async () => {
       expect((await settings({ profile: 'no-such-profile' })).status).toBe(200);
       const res = await until(() => translate({ text: 'Hello', locales: ['de'] }), (r) => r.status === 503, 10_000);

@@ -14,7 +14,7 @@ export const assistantDefinition: ServiceDefinition = {
   uses: { bus: true, store: true },
   env: [AssistantEnv],
   module: () => AssistantModule,
-  // Chat messages skip the router, guard and pipe chain; the answer is the Nest route's (ADR 0032).
+  // Chat messages skip the router, guard and pipe chain; the answer is the Nest route's (ADR 0038).
   interceptRequest: (app, ctx) => chatMessageFastPath(app, ctx),
   onListen: (app, server) => {
     const address = server.address() as AddressInfo;

@@ -12,6 +12,6 @@ export const flowRuntimeDefinition: ServiceDefinition = {
   uses: { bus: true, store: true },
   env: [FlowRuntimeEnv],
   module: (ctx) => FlowRuntimeModule.forRoot({ scheduler: { tickMs: (ctx.config as ServiceConfig & FlowRuntimeEnv).SCHEDULER_TICK_MS } }),
-  // The assistant's runs (one per chat message) skip the router, guard and pipe chain (ADR 0032).
+  // The assistant's runs (one per chat message) skip the router, guard and pipe chain (ADR 0038).
   interceptRequest: (app, ctx) => internalRunsFastPath(app, ctx),
 };

@@ -259,6 +259,19 @@ describe('EmbeddedVectorStore', () => {
       expect((await store.query('bg', { vector: data.vectors[299], limit: 1 }))[0].id).toBe(299);
     });
 
+    it('keeps indexing, one step per idle period, under a steady trickle of writes', async () => {
+      const store = await openStore({ hnsw: { exactSearchThreshold: 0, indexingIdleMs: 40, indexingSliceMs: 2 } });
+      await store.createIndex('trickle', { dim: DIM, distance: 'cosine' });
+      await store.upsert('trickle', points(0, 2000));
+      const started = Date.now();
+      // A write every 10 ms: never a pause of indexingIdleMs.
+      for (let i = 2000; Date.now() - started < 1500; i++) {
+        await store.upsert('trickle', points(i, i + 1));
+        await sleep(10);
+      }
+      expect(await store.pendingCount('trickle')).toBeLessThan(1500);
+    });
+
     it('saves pending points with their vectors and indexes them after a reopen', async () => {
       const writer = await openStore({ dir, flushDelayMs: 60_000, hnsw: tuning });
       await writer.createIndex('kept', { dim: DIM, distance: 'cosine' });

@@ -83,6 +83,7 @@ export class EmbeddedVectorStore implements VectorStore {
   private indexTimer: { cancel(): void } | null = null;
   /** When the last upsert arrived (performance.now()): background indexing waits for a pause. */
   private lastWriteAt = 0;
+  private lastIndexStepAt = 0;
   private closed = false;
   /** Serialises mutations with flushes: the graph must not change while hnswlib writes it. */
   private queue: Promise<unknown> = Promise.resolve();
@@ -431,18 +432,18 @@ export class EmbeddedVectorStore implements VectorStore {
 
   /**
    * One step of background indexing: at most `indexingSliceMs` of graph inserts for the first index
-   * with pending points, then the next step, until every graph has caught up. A write arriving
-   * meanwhile pushes the next step back until writes pause again.
+   * with pending points, then the next step, until every graph has caught up. While writes keep
+   * arriving, steps slow to one per `indexingIdleMs` (4 % of the event loop at the defaults): a
+   * burst of writes runs at full speed, and a steady trickle cannot starve the graph.
    */
   private async indexStep(): Promise<void> {
     if (this.closed) return;
     const idle = this.tuning.indexingIdleMs;
-    const quiet = performance.now() - this.lastWriteAt;
-    if (quiet < idle) return this.scheduleIndexing(Math.ceil(idle - quiet));
+    const sinceStep = performance.now() - this.lastIndexStepAt;
+    if (this.writing() && sinceStep < idle) return this.scheduleIndexing(Math.ceil(idle - sinceStep));
     let more = false;
     try {
       more = await this.exclusive(() => {
-        if (performance.now() - this.lastWriteAt < idle) return true;
         for (const [name, { collection }] of this.collections) {
           if (collection.pendingCount === 0) continue;
           collection.indexPending(this.tuning.indexingSliceMs);
@@ -455,7 +456,13 @@ export class EmbeddedVectorStore implements VectorStore {
     } catch {
       return; // closed meanwhile
     }
-    if (more) this.scheduleIndexing(performance.now() - this.lastWriteAt < idle ? idle : 0);
+    this.lastIndexStepAt = performance.now();
+    if (more) this.scheduleIndexing(this.writing() ? idle : 0);
+  }
+
+  /** True while writes arrive less than `indexingIdleMs` apart. */
+  private writing(): boolean {
+    return performance.now() - this.lastWriteAt < this.tuning.indexingIdleMs;
   }
 
   private async flushDirty(): Promise<void> {

@@ -1,6 +1,7 @@
 import { type INestApplication, Logger, type Type } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { PinoLogger } from 'nestjs-pino';
+import { AsyncResource } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type AccessDeclaration, accessDeclarationOf, enforce, type Principal, TokenVerifier } from '@flowplane/platform/auth';
@@ -130,8 +131,13 @@ export function admittedCaller(verifier: TokenVerifier, decl: AccessDeclaration,
   return principal;
 }
 
-/** Reads the declared number of bytes; a request that breaks off or sends another length is dropped (no one reads an answer). */
-function readBody(req: IncomingMessage, res: ServerResponse, done: (buf: Buffer) => void): void {
+/**
+ * Reads the declared number of bytes; a request that breaks off or sends another length is dropped
+ * (no one reads an answer). `done` runs in the caller's async scope (request id, locale), as
+ * body-parser's callback does, not in the one of the socket that emits the body.
+ */
+function readBody(req: IncomingMessage, res: ServerResponse, read: (buf: Buffer) => void): void {
+  const done = AsyncResource.bind(read);
   const expected = Number(req.headers['content-length']);
   const chunks: Buffer[] = [];
   let size = 0;

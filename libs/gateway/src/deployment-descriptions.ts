@@ -101,7 +101,7 @@ export function withDeployedRoutes(doc: Schema, d: Descriptions): Schema {
       responses,
       security: isPublic ? [] : [{ bearer: [] }],
     };
-    addErrorResponses(operation as unknown as OperationObject, params as ParameterObject[], isPublic ? undefined : {});
+    addErrorResponses(operation as unknown as OperationObject, params as ParameterObject[], isPublic ? undefined : { active: true, ...(r.auth.mode === 'perms' ? { allPerms: r.auth.perms ?? [] } : {}) });
     const existing = paths[path] ?? {};
     if (!(method in existing)) paths[path] = { ...existing, [method]: operation };
   }

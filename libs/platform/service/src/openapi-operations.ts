@@ -54,6 +54,35 @@ export function completeOperations(doc: OpenAPIObject, routes: RouteInfo[], oper
 }
 
 /**
+ * What a protected operation asks of a user token beyond a valid signature, as the `x-access`
+ * extension of the operation: machine-readable, so clients and the authz matrix test derive the
+ * expected 401/403 answers from the document rather than from the code.
+ */
+export interface AccessPolicy {
+  active?: true;
+  superuser?: true;
+  /** Every one of these permissions (superusers pass). */
+  allPerms?: string[];
+  /** At least one of these permissions (superusers pass). */
+  anyPerms?: string[];
+  /** A service token for this service (internal routes). */
+  internal?: true;
+  /** The step token of this remote node type. */
+  node?: string;
+}
+
+function accessPolicy(a: AccessDeclaration): AccessPolicy {
+  return {
+    ...(a.active ? { active: true as const } : {}),
+    ...(a.superuser ? { superuser: true as const } : {}),
+    ...(a.allPerms?.length ? { allPerms: [...a.allPerms] } : {}),
+    ...(a.anyPerms?.length ? { anyPerms: [...a.anyPerms] } : {}),
+    ...(a.internal ? { internal: true as const } : {}),
+    ...(a.node ? { node: a.node } : {}),
+  };
+}
+
+/**
  * The platform's error answers of one operation. `protectedBy` is the access declaration of a
  * protected route (undefined for a public one).
  */
@@ -68,6 +97,7 @@ export function addErrorResponses(op: OperationObject, parameters: Array<Paramet
     '413': hasBody ? 'The request body is larger than the limit.' : undefined,
     '429': 'Too many requests from this client; retry after the seconds in `Retry-After`.',
   };
+  if (protectedBy) (op as OperationObject & { 'x-access'?: AccessPolicy })['x-access'] = accessPolicy(protectedBy);
   const responses = (op.responses ??= {}) as Record<string, ResponseObject | ReferenceObject>;
   for (const [status, description] of Object.entries(standard)) if (description && !responses[status]) responses[status] = { description };
   for (const [status, response] of Object.entries(responses)) {

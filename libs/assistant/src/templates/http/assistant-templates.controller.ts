@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Post, Query, Req } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { AdminRoute, Superuser } from '@flowplane/platform/auth';
+import { ActiveUser, AdminRoute, Superuser } from '@flowplane/platform/auth';
 import { ASSISTANT_TEMPLATES, PUBLIC_RESET_TEMPLATES } from '../domain/assistant-templates';
 import { ResetAssistantUseCase } from '../use-cases/reset-assistant.use-case';
 
@@ -49,6 +49,8 @@ export class AssistantTemplatesController {
 
   @Post('assistant/reset')
   @HttpCode(200)
+  // The reset writes flows with the caller's token, which flow-runtime refuses for an inactive user.
+  @ActiveUser()
   @Superuser()
   @ApiOperation({ summary: 'Save a new version of the assistant flow from the default or production template and publish it; history is kept' })
   @ApiQuery({ name: 'template', required: false, enum: [...PUBLIC_RESET_TEMPLATES] })

@@ -120,8 +120,9 @@ export class FlowsController {
   @ApiBody({ type: PublishFlowDto, required: false, description: 'Either `versionID` or `variants`; no body (or `{}`) publishes the latest saved version.' })
   @ApiOkResponse({ type: PublishView })
   @ApiConflictResponse({ description: 'No body, and the flow has no saved version yet.' })
-  async publish(@Param('id') id: string, @Body() body: PublishFlowDto | undefined, @CurrentPrincipal() who: Principal): Promise<PublishView> {
-    const dto = body ?? {};
+  // The parameter's type must be the DTO alone: a union is reflected as Object and skips validation.
+  async publish(@Param('id') id: string, @Body() body: PublishFlowDto, @CurrentPrincipal() who: Principal): Promise<PublishView> {
+    const dto: PublishFlowDto = body ?? {};
     if (dto.versionID && dto.variants) throw new DomainException('INVALID_PUBLISH', 400, 'give either versionID or variants, not both');
     if (!dto.variants) return publishView(await this.flows.publish(id, { versionId: dto.versionID ?? (await this.latestVersionId(id)) }, actorOf(who)));
     const variants = dto.variants.map((v) => ({ label: v.label, versionId: v.versionID, weight: v.weight }));

@@ -1,0 +1,37 @@
+import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
+import { call, json, testEnv, token } from '../support/http';
+import { passThroughFlow, publishFlow } from '../support/flows';
+
+/**
+ * The failing cases the fuzzing tier found, replayed exactly: each answered 5xx before its fix. The
+ * tier draws random values; these stay fixed so a regression fails every run, not one run in many.
+ */
+describe('fuzzing tier findings, replayed', () => {
+  let platform: Standalone;
+  let api: string;
+  let admin: string;
+
+  beforeAll(async () => {
+    platform = await startStandalone({ env: testEnv() });
+    api = `${platform.url}/api/v1`;
+    admin = await token('fuzz-admin', ['admin:access']);
+    await publishFlow(api, admin, 'fuzz-publish', passThroughFlow, { publish: false });
+  });
+  afterAll(() => platform?.close());
+
+  it.each([
+    ['variants as a string', { variants: 'constructor' }],
+    ['variants as an object', { variants: { label: 'a' } }],
+    ['versionID as a number', { versionID: 7 }],
+    ['an operator key beside valid fields', { variants: 'x', $set: { polluted: true } }],
+  ])('publish refuses %s with 400 and the standard error body', async (_, body) => {
+    const res = await call(`${api}/flows/fuzz-publish/publish`, { method: 'POST', bearer: admin, ...json(body) });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ statusCode: 400, code: expect.any(String), requestId: expect.any(String) });
+  });
+
+  it('publish with no body still publishes the latest saved version', async () => {
+    const res = await call(`${api}/flows/fuzz-publish/publish`, { method: 'POST', bearer: admin });
+    expect(res.status).toBe(200);
+  });
+});

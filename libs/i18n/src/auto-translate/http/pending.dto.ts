@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { I18nPageQueryDto } from '../../shared/page-query.dto';
-import { IsLocaleCode, IsMessageKey, IsMessageText, IsNamespace } from '../../shared/i18n-fields';
+import { CellAddressDto } from '../../shared/cell-address.dto';
+import { IsMessageText, IsNamespace } from '../../shared/i18n-fields';
 
 /** Query of `GET /admin/i18n/translations/pending`. */
 export class ListPendingQueryDto extends I18nPageQueryDto {
@@ -12,20 +13,7 @@ export class ListPendingQueryDto extends I18nPageQueryDto {
 }
 
 /** Body of `POST /admin/i18n/translations/pending/approve`. */
-export class ApprovePendingDto {
-  @ApiPropertyOptional({ example: '' })
-  @IsOptional()
-  @IsNamespace()
-  ns?: string;
-
-  @ApiProperty({ example: 'checkout.pay' })
-  @IsMessageKey()
-  key!: string;
-
-  @ApiProperty({ example: 'de' })
-  @IsLocaleCode()
-  locale!: string;
-
+export class ApprovePendingDto extends CellAddressDto {
   @ApiPropertyOptional({ description: 'Edited text: published as human text. Absent or unchanged: the candidate goes live as machine text, approved.' })
   @IsOptional()
   @IsMessageText('text')
@@ -33,20 +21,7 @@ export class ApprovePendingDto {
 }
 
 /** Body of `POST /admin/i18n/translations/pending/reject`. */
-export class RejectPendingDto {
-  @ApiPropertyOptional({ example: '' })
-  @IsOptional()
-  @IsNamespace()
-  ns?: string;
-
-  @ApiProperty({ example: 'checkout.pay' })
-  @IsMessageKey()
-  key!: string;
-
-  @ApiProperty({ example: 'de' })
-  @IsLocaleCode()
-  locale!: string;
-
+export class RejectPendingDto extends CellAddressDto {
   @ApiPropertyOptional({ example: 'wrong sense of "charge"' })
   @IsOptional()
   @IsString()

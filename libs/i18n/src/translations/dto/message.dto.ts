@@ -1,3 +1,4 @@
+import { CellAddressDto } from '../../shared/cell-address.dto';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { I18nPageQueryDto } from '../../shared/page-query.dto';
 import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
@@ -44,20 +45,7 @@ export class ListMessagesQueryDto extends I18nPageQueryDto {
 }
 
 /** Query of `DELETE /admin/i18n/messages`: key and locale are required. */
-export class DeleteMessageQueryDto {
-  @ApiPropertyOptional({ description: 'Namespace; absent or empty is the default bucket.' })
-  @IsOptional()
-  @IsNamespace()
-  ns?: string;
-
-  @ApiProperty({ example: 'checkout.pay' })
-  @IsMessageKey()
-  key!: string;
-
-  @ApiProperty({ example: 'pl' })
-  @IsLocaleCode()
-  locale!: string;
-}
+export class DeleteMessageQueryDto extends CellAddressDto {}
 
 /** One message: a (namespace, key, locale) cell. */
 export class MessageViewDto {

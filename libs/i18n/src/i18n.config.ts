@@ -26,6 +26,12 @@ export class I18nConfig {
   readonly translateRequestDeadlineMs: number;
   /** CONTENT_TRANSLATE_DOMAIN: prepended to every translation hint. */
   readonly translateDomain?: string;
+  /** CONTENT_TRANSLATE_QUIET_MINUTES in ms; 0 disables the content sweep. */
+  readonly contentQuietMs: number;
+  /** CONTENT_TRANSLATE_BUDGET: (unit, locale) translations per content sweep; 0 means no cap. */
+  readonly contentBudget: number;
+  /** CONTENT_TRANSLATE_SWEEP_CRON: empty means the schedule is not seeded. */
+  readonly contentSweepCron: string;
 
   constructor(@Inject(SERVICE_CONFIG) config: ServiceConfig) {
     const c = config as unknown as Partial<I18nEnv>;
@@ -44,5 +50,8 @@ export class I18nConfig {
     this.translateKeysPerRequest = c.I18N_TRANSLATE_KEYS_PER_REQUEST ?? 50;
     this.translateRequestDeadlineMs = c.I18N_TRANSLATE_REQUEST_DEADLINE_MS ?? 25_000;
     this.translateDomain = c.CONTENT_TRANSLATE_DOMAIN?.trim() || undefined;
+    this.contentQuietMs = Math.round((c.CONTENT_TRANSLATE_QUIET_MINUTES ?? 10) * 60_000);
+    this.contentBudget = c.CONTENT_TRANSLATE_BUDGET ?? 200;
+    this.contentSweepCron = c.CONTENT_TRANSLATE_SWEEP_CRON ?? '45 3 * * *';
   }
 }

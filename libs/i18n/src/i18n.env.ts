@@ -1,5 +1,5 @@
 import { Transform, Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 
 const toBool = ({ value }: { value: unknown }) => {
   if (typeof value !== 'string') return value;
@@ -68,6 +68,18 @@ export class I18nEnv {
   /** Time one `translate-missing` request may spend before it answers with what is left (milliseconds). */
   @Type(() => Number) @IsInt() @Min(1_000) @Max(3_600_000)
   I18N_TRANSLATE_REQUEST_DEADLINE_MS = 25_000;
+
+  /** A content record must sit untouched this many minutes before the sweep translates it (fractions allowed); 0 disables the sweep. */
+  @Type(() => Number) @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0) @Max(525_600)
+  CONTENT_TRANSLATE_QUIET_MINUTES = 10;
+
+  /** (unit, locale) model translations per content sweep at most; 0 means no cap. */
+  @Type(() => Number) @IsInt() @Min(0) @Max(10_000_000)
+  CONTENT_TRANSLATE_BUDGET = 200;
+
+  /** Schedule of the content translation sweep (UTC); empty means do not seed it. */
+  @IsString()
+  CONTENT_TRANSLATE_SWEEP_CRON = '45 3 * * *';
 
   /** One phrase describing the deployment, prepended to every translation hint (for example "a Polish bike-rental shop"). */
   @IsOptional() @IsString()

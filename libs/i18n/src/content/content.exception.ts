@@ -8,6 +8,10 @@ export enum ContentExceptionCode {
   InvalidInput = 'CONTENT_INVALID_INPUT',
   /** A fragment over its leaf or byte limit. */
   TooLarge = 'CONTENT_TOO_LARGE',
+  /** Approve or reject found no candidate held for that record, locale (and unit). */
+  NothingPending = 'CONTENT_NOTHING_PENDING',
+  /** Approve of a candidate whose source moved since it was made (send `force` to approve anyway). */
+  CandidateStale = 'CONTENT_CANDIDATE_STALE',
 }
 
 /** A content error: the global filter turns it into `{statusCode, error, code, message, requestId}`. */
@@ -18,6 +22,19 @@ export class ContentException extends DomainException {
 
   static fragmentNotFound(key: string): ContentException {
     return new ContentException(ContentExceptionCode.FragmentNotFound, 404, `no fragment "${key}"`);
+  }
+
+  static nothingPending(type: string, id: string, locale: string, unit?: string): ContentException {
+    return new ContentException(ContentExceptionCode.NothingPending, 404, `no translation of ${type} "${id}"${unit !== undefined ? ` unit ${unit}` : ''} waits for review in ${locale}`);
+  }
+
+  static staleCandidate(type: string, id: string, locale: string, units: readonly string[]): ContentException {
+    return new ContentException(
+      ContentExceptionCode.CandidateStale,
+      409,
+      `the source of ${type} "${id}" (${units.join(', ')}) changed since the ${locale} candidate was made; approve with "force": true to publish it anyway, or reject it for a fresh one`,
+      { units: [...units] },
+    );
   }
 
   static invalid(details: FieldProblem[]): ContentException {

@@ -36,13 +36,18 @@ export class PublicContentService {
     const generation = this.cache.mark();
     const [p, lookup] = await Promise.all([this.repository.findPage(slug), this.expander.lookup(locale)]);
     if (!p) throw ContentException.pageNotFound(slug);
-    const rendered = this.render(p, locale, lookup);
+    const rendered = this.renderWith(p, locale, lookup);
     // Tokens left verbatim because settings could not be read are not kept.
     if (lookup !== NO_SETTINGS) this.cache.set(slug, locale, rendered, generation);
     return rendered;
   }
 
-  private render(p: Page, locale: string, lookup: SettingLookup): RenderedPage {
+  /** Renders `p` for `locale` as the public read would, without the cache (the admin preview). */
+  async render(p: Page, locale: string): Promise<RenderedPage> {
+    return this.renderWith(p, locale, await this.expander.lookup(locale));
+  }
+
+  private renderWith(p: Page, locale: string, lookup: SettingLookup): RenderedPage {
     const chain = contentChain(locale, this.config.fallbackLocale);
     const plain = (m: LocaleMap | undefined) => expandSettingsTokens(pickText(m, chain)?.text ?? '', lookup, 'plain');
     const body = pickText(p.body, chain);

@@ -1,5 +1,6 @@
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
-import { call, json, testEnv, token } from '../support/http';
+import { INTERNAL_PERMS } from '@flowplane/contracts';
+import { call, json, serviceToken, testEnv, token } from '../support/http';
 import { passThroughFlow, publishFlow } from '../support/flows';
 
 /**
@@ -33,5 +34,19 @@ describe('fuzzing tier findings, replayed', () => {
   it('publish with no body still publishes the latest saved version', async () => {
     const res = await call(`${api}/flows/fuzz-publish/publish`, { method: 'POST', bearer: admin });
     expect(res.status).toBe(200);
+  });
+
+  it.each([
+    ['query', INTERNAL_PERMS.searchQuery],
+    ['upsert', INTERNAL_PERMS.searchWrite],
+    ['delete', INTERNAL_PERMS.searchWrite],
+  ])('search refuses an internal %s without a JSON object body with 400', async (action, perm) => {
+    const search = platform.services.find((s) => s.name === 'search')!;
+    const bearer = await serviceToken('assistant', 'search', [perm]);
+    const url = `${search.url}/internal/search/indexes/fuzz-1/${action}`;
+    for (const init of [{}, { headers: { 'content-type': 'text/plain' }, body: 'x' }, json(null), json([1])] as RequestInit[]) {
+      const res = await call(url, { method: 'POST', bearer, ...init });
+      expect([res.status, res.body?.code]).toEqual([400, expect.any(String)]);
+    }
   });
 });

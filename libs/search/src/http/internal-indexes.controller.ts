@@ -13,6 +13,11 @@ import { SearchSettings } from '../settings/search-settings.service';
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const bad = (message: string) => new DomainException('SEARCH_INVALID', 400, message);
+/** The body as a JSON object: a request without one (no body, no JSON content type, an array) is refused. */
+const objectBody = (body: unknown): Json => {
+  if (!isObject(body)) throw bad('the body must be a JSON object');
+  return body;
+};
 
 /**
  * Index reads and writes for other services (service tokens only): the assistant's retrieval node
@@ -33,7 +38,8 @@ export class InternalIndexesController {
   @Post(':name/query')
   @HttpCode(200)
   @Internal(INTERNAL_PERMS.searchQuery)
-  async query(@Param('name') name: string, @Body() body: Json) {
+  async query(@Param('name') name: string, @Body() raw: unknown) {
+    const body = objectBody(raw);
     const { logical, backend } = await this.names(name);
     if (typeof body.text !== 'string' || !body.text.trim()) throw bad('text is required: the query text');
     const q: SearchQuery = { text: body.text };
@@ -47,7 +53,8 @@ export class InternalIndexesController {
   @Post(':name/upsert')
   @HttpCode(200)
   @Internal(INTERNAL_PERMS.searchWrite)
-  async upsert(@Param('name') name: string, @Body() body: Json) {
+  async upsert(@Param('name') name: string, @Body() raw: unknown) {
+    const body = objectBody(raw);
     const { logical, backend } = await this.names(name);
     if (!Array.isArray(body.documents)) throw bad('documents must be an array');
     const documents = body.documents.map((d, i) => {
@@ -70,7 +77,8 @@ export class InternalIndexesController {
   @Post(':name/delete')
   @HttpCode(200)
   @Internal(INTERNAL_PERMS.searchWrite)
-  async remove(@Param('name') name: string, @Body() body: Json) {
+  async remove(@Param('name') name: string, @Body() raw: unknown) {
+    const body = objectBody(raw);
     const { logical, backend } = await this.names(name);
     if (!Array.isArray(body.ids)) throw bad('ids must be an array');
     const result = await this.missing(backend, () => this.search.deleteDocuments(logical, body.ids as Array<string | number>));

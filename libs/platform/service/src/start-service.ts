@@ -17,6 +17,7 @@ import { listRoutes } from '@flowplane/platform/auth';
 import type { Store } from '@flowplane/platform/store';
 import type { VectorStore } from '@flowplane/platform/vector';
 import { busFromConfig, storeFromConfig, vectorFromConfig } from './adapters';
+import { healthzFastPath } from './healthz-fast-path';
 import { PlatformModule } from './platform.module';
 import type { ServiceConfig, ServiceContext, ServiceDefinition } from './service-definition';
 import { API_PREFIX } from './tokens';
@@ -185,13 +186,14 @@ async function boot(def: ServiceDefinition, ctx: ServiceContext, owned: Array<{ 
   const expressListeners = server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
   server.removeAllListeners('request');
   const intercept = def.interceptRequest?.(app, ctx);
+  const healthz = healthzFastPath(httpMiddleware, frameAncestorsFromEnv(ctx.env));
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     inFlight++;
     res.once('close', () => {
       inFlight--;
       if (inFlight === 0) drained?.();
     });
-    if (intercept?.(req, res)) return;
+    if (healthz(req, res) || intercept?.(req, res)) return;
     for (const l of expressListeners) l(req, res);
   });
   await def.onListen?.(app, server, ctx);

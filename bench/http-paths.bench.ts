@@ -1,0 +1,191 @@
+import autocannon from 'autocannon';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { mintToken } from '@flowplane/platform/auth';
+import type { BenchResult } from './bench-result';
+
+/**
+ * The speed of the HTTP paths, each beside its baseline in the same run (autocannon, 50
+ * connections, keep-alive). The platform runs in a child process (standalone: every service in
+ * one process, the gateway in front); a bare Nest-express hello app runs in another child process
+ * as the baseline of a service's own /healthz. Sides alternate in rounds so drift over time (other
+ * load on a shared machine) hits both alike; beside requests/s each side reports its server's
+ * CPU time per request (from /proc), which load on other cores disturbs far less than wall clock.
+ *
+ * 1. search: `POST /api/v1/search/indexes/docs/query` (text query, a user token) through the
+ *    gateway vs the proxied `GET /api/v1/profiles/healthz` on the same gateway (goal >= 0.6x);
+ * 2. a service's own `GET /healthz` (profiles, direct) vs the hello app's (goal >= 0.8x), and the
+ *    gateway's proxied vs direct healthz (goal >= 0.7x);
+ * 3. runs: `POST /api/v1/flows/{id}/runs` (a start -> end flow, waiting for the result; run,
+ *    events and result persisted in the embedded store) vs the proxied healthz (goal >= 0.7x).
+ *
+ * `npm run bench -- http-paths`; BENCH_SECONDS (per side, default 10) and BENCH_ROUNDS (default 2).
+ */
+
+const root = path.resolve(__dirname, '..', '..');
+const SECRET = 'bench-secret-0123456789abcdef';
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2));
+const TICK_US = 1e6 / 100; // /proc/<pid>/stat counts CPU time in clock ticks (USER_HZ = 100 on Linux)
+
+interface Side {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  /** The process that serves it, whose CPU time is counted. */
+  pid: number;
+}
+
+interface Measured {
+  rps: number;
+  cpuUsPerReq: number;
+  requests: number;
+}
+
+function cpuTicks(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]); // utime, stime
+}
+
+function measure(side: Side, seconds: number): Promise<Measured> {
+  const before = cpuTicks(side.pid);
+  return new Promise((resolve, reject) => {
+    autocannon({ url: side.url, method: side.method ?? 'GET', headers: side.headers, body: side.body, connections: 50, pipelining: 1, duration: seconds }, (err, res) => {
+      if (err) return reject(err);
+      if (res.non2xx || res.errors) return reject(new Error(`${side.url}: ${res.non2xx} non-2xx answers, ${res.errors} errors`));
+      const requests = res.requests.total;
+      resolve({ rps: res.requests.average, requests, cpuUsPerReq: ((cpuTicks(side.pid) - before) * TICK_US) / Math.max(1, requests) });
+    });
+  });
+}
+
+/** Ours and baseline alternated over ROUNDS rounds after a warm-up of each; means of the rounds. */
+async function compare(name: string, ours: Side, baseline: Side, goal: number): Promise<BenchResult> {
+  await measure(ours, 2);
+  await measure(baseline, 2);
+  const o: Measured[] = [];
+  const b: Measured[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    o.push(await measure(ours, SECONDS));
+    b.push(await measure(baseline, SECONDS));
+  }
+  const mean = (xs: Measured[], k: keyof Measured) => xs.reduce((a, x) => a + x[k], 0) / xs.length;
+  const [ors, brs, ocpu, bcpu] = [mean(o, 'rps'), mean(b, 'rps'), mean(o, 'cpuUsPerReq'), mean(b, 'cpuUsPerReq')];
+  const ratio = ors / brs;
+  const row: BenchResult = {
+    name,
+    ours: ors,
+    baseline: brs,
+    unit: 'req/s',
+    ratio,
+    notes: `goal >= ${goal}x: ${ratio >= goal ? 'met' : 'NOT met'}; CPU/request ${Math.round(ocpu)} us vs ${Math.round(bcpu)} us (ratio ${(bcpu / ocpu).toFixed(2)}); rounds ${o.map((x) => Math.round(x.rps)).join('/')} vs ${b.map((x) => Math.round(x.rps)).join('/')}`,
+  };
+  process.stdout.write(`${name}: ${Math.round(ors)} vs ${Math.round(brs)} req/s, ratio ${ratio.toFixed(2)} (${row.notes})\n`);
+  return row;
+}
+
+function waitFor(proc: ChildProcess, text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    proc.stdout!.on('data', (d: Buffer) => d.toString().includes(text) && resolve());
+    proc.once('exit', (code) => reject(new Error(`child exited with ${code}`)));
+  });
+}
+
+async function startPlatform(port: number): Promise<ChildProcess> {
+  const proc = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), path.join(root, 'dist/apps/standalone/src/main.js')], {
+    cwd: root,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      GATEWAY_RATE_LIMIT: '0',
+      STORE: 'embedded',
+      DATA_DIR: `/tmp/flowplane-bench-http-paths-${Date.now()}`,
+      AUTH_JWT_SECRET: SECRET,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await waitFor(proc, 'Flowplane is running');
+  return proc;
+}
+
+/** The baseline of a service's own /healthz: Nest on Express with one controller and nothing else. */
+async function startHello(port: number): Promise<ChildProcess> {
+  const proc = spawn(process.execPath, [__filename, '--hello', String(port)], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  await waitFor(proc, 'hello listening');
+  return proc;
+}
+
+async function helloMain(port: number): Promise<void> {
+  const { Controller, Get, Module } = await import('@nestjs/common');
+  const { NestFactory } = await import('@nestjs/core');
+  class HelloController {
+    healthz() {
+      return { status: 'ok' };
+    }
+  }
+  Controller()(HelloController);
+  Get('healthz')(HelloController.prototype, 'healthz', Object.getOwnPropertyDescriptor(HelloController.prototype, 'healthz')!);
+  class HelloModule {}
+  Module({ controllers: [HelloController] })(HelloModule);
+  const app = await NestFactory.create(HelloModule, { logger: false });
+  await app.listen(port, '127.0.0.1');
+  process.stdout.write('hello listening\n');
+}
+
+export async function run(): Promise<BenchResult[]> {
+  const port = 18780;
+  const proc = await startPlatform(port);
+  const hello = await startHello(port + 50);
+  try {
+    const pid = proc.pid!;
+    const api = `http://127.0.0.1:${port}/api/v1`;
+    const token = await mintToken(SECRET, { sub: 'bench', perms: ['admin:access'], ttl: '1h' });
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const post = async (p: string, body: unknown) => {
+      const r = await fetch(api + p, { method: 'POST', headers, body: JSON.stringify(body) });
+      if (!r.ok) throw new Error(`POST ${p}: ${r.status} ${await r.text()}`);
+      return (await r.json()) as Record<string, string>;
+    };
+    const documents = Array.from({ length: 50 }, (_, i) => ({ id: `doc-${i}`, title: `Document ${i}`, text: `# Topic ${i}\n\nRefunds, parcels and labels: paragraph ${i} about returns within ${i} days.` }));
+    await post('/admin/assistant/ingest', { documents });
+    await post('/flows', { id: 'bench', name: 'Bench' });
+    const v = await post('/flows/bench/versions', {
+      name: 'Bench',
+      nodes: [
+        { id: 'start', name: 'Start', kind: 'start' },
+        { id: 'end', name: 'End', kind: 'end' },
+      ],
+      edges: [{ id: 'e1', from: 'start', to: 'end' }],
+      meta: { positions: { start: { x: 0, y: 0 }, end: { x: 1, y: 0 } } },
+    });
+    await post('/flows/bench/publish', { versionID: v.versionId });
+
+    const proxied: Side = { url: `${api}/profiles/healthz`, pid };
+    const direct: Side = { url: `http://127.0.0.1:${port + 3}/healthz`, pid };
+    const bare: Side = { url: `http://127.0.0.1:${port + 50}/healthz`, pid: hello.pid! };
+    const search: Side = { url: `${api}/search/indexes/docs/query`, method: 'POST', headers, body: JSON.stringify({ text: 'when does my refund arrive?', limit: 5 }), pid };
+    const runs: Side = { url: `${api}/flows/bench/runs`, method: 'POST', headers, body: JSON.stringify({ input: { hello: 'world' } }), pid };
+    const only = (process.env.HTTP_PATHS ?? 'search,healthz,proxied,runs').split(',');
+    const rows: BenchResult[] = [];
+    if (only.includes('search')) rows.push(await compare('search query through the gateway vs proxied GET healthz', search, proxied, 0.6));
+    if (only.includes('healthz')) rows.push(await compare("a service's own GET /healthz vs bare Nest-express hello", direct, bare, 0.8));
+    if (only.includes('proxied')) rows.push(await compare('gateway proxied GET healthz vs direct GET /healthz', proxied, direct, 0.7));
+    if (only.includes('runs')) rows.push(await compare('POST /api/v1/flows/{id}/runs through the gateway (persisted) vs proxied GET healthz', runs, proxied, 0.7));
+    return rows;
+  } finally {
+    hello.kill('SIGTERM');
+    proc.kill('SIGTERM');
+  }
+}
+
+if (require.main === module) {
+  if (process.argv[2] === '--hello') void helloMain(Number(process.argv[3]));
+  else
+    void run().then((rows) => {
+      console.table(rows.map((r) => ({ benchmark: r.name, ours: Math.round(r.ours), baseline: Math.round(r.baseline), ratio: r.ratio.toFixed(2), notes: r.notes })));
+    });
+}

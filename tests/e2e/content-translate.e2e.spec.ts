@@ -15,7 +15,8 @@ describe('localized content: translation runs, review queue, preview, sweep', ()
   let admin: string;
 
   beforeAll(async () => {
-    platform = await startStandalone({ env: testEnv({ CONTENT_TRANSLATE_QUIET_MINUTES: '0.05' }) });
+    // Automatic translation on, as `npm start` has it: the sweep's scheduler entry is seeded.
+    platform = await startStandalone({ env: testEnv({ CONTENT_TRANSLATE_QUIET_MINUTES: '0.05', I18N_AUTO_TRANSLATE_DISABLED: 'false' }) });
     api = `${platform.url}/api/v1`;
     admin = await token('alice', ['admin:access']);
     expect((await call(`${api}/admin/i18n/locales`, { method: 'POST', bearer: admin, ...json({ code: 'de' }) })).status).toBe(201);
@@ -25,6 +26,14 @@ describe('localized content: translation runs, review queue, preview, sweep', ()
   const putPage = (slug: string, body: unknown) => call(`${api}/admin/content/pages/${slug}`, { method: 'PUT', bearer: admin, ...json(body) });
   const run = (body: unknown) => call(`${api}/admin/content/translations/run`, { method: 'POST', bearer: admin, ...json(body) });
   const post = (path: string, body: unknown) => call(`${api}/admin/content/translations/${path}`, { method: 'POST', bearer: admin, ...json(body) });
+
+  it('seeds the content-translate-sweep scheduler entry (45 3 * * * UTC) before i18n reports ready', async () => {
+    const ready = await until(() => call(`${platform.services.find((s) => s.name === 'i18n')!.url}/readyz`), (r) => r.status === 200, 20_000, 20);
+    expect(ready.status).toBe(200);
+    const schedule = await call(`${api}/flows/schedules/content-translate-sweep`, { bearer: admin });
+    expect(schedule.status).toBe(200);
+    expect(schedule.body).toMatchObject({ id: 'content-translate-sweep', cron: '45 3 * * *', topic: Topics.ContentTranslateSweep, enabled: true, source: 'seed' });
+  });
 
   it('skips a page not marked ready and reports it, then translates it once marked and serves it in German', async () => {
     const page = { title: { en: 'About [[ site.name ]]' }, body: { en: '<p>We <strong>rent</strong> bikes.</p>' }, seo: { description: { en: 'Bike rental' } } };

@@ -2,8 +2,9 @@ import fc from 'fast-check';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
 import { rawExchange, requestPieces } from '../e2e/gateway-raw-http';
 import { listRoutes } from '@flowplane/platform/auth';
-import { serviceToken, testEnv, token } from '../support/http';
-import { fetchOpenApi, fillPath, type Op, type OpenApiDoc, operations, plausibleParam, pool, rightToken, securityOf, send } from './openapi-operations';
+import { passThroughFlow, publishFlow } from '../support/flows';
+import { call, json, serviceToken, testEnv, token } from '../support/http';
+import { existingParams, fetchOpenApi, fillPath, type Op, type OpenApiDoc, operations, plausibleParam, pool, rightToken, securityOf, send } from './openapi-operations';
 import { arbitraryOf, asParam } from './schema-arbitrary';
 
 /**
@@ -88,6 +89,7 @@ describe('tier 2: schema-driven fuzzing of every operation', () => {
   let doc: OpenApiDoc;
   let ops: Op[];
   const tokens = new Map<string, string | undefined>();
+  let existing = new Map<string, Record<string, string>>();
   const outcomes: Outcome[] = [];
   const started = Date.now();
 
@@ -95,9 +97,22 @@ describe('tier 2: schema-driven fuzzing of every operation', () => {
     platform = await startStandalone({
       env: testEnv({ GATEWAY_RATE_LIMIT: '100000000', ASSISTANT_RATE_LIMIT: '0', ASSISTANT_RATE_LIMIT_PER_ADDRESS: '0', GATEWAY_BODY_IDLE_TIMEOUT_MS: String(BODY_IDLE_MS) }),
     });
-    doc = await fetchOpenApi(platform.url);
+    // Resources of its own for the fuzzer to read, change and delete, so handlers run past their 404
+    // while what the platform seeded for itself (the assistant's flow and deployment) stays as it is.
+    const admin = await token('fuzz-admin', ['admin:access'], { superuser: true });
+    const api = `${platform.url}/api/v1`;
+    const versionId = await publishFlow(api, admin, 'fuzz-flow', passThroughFlow);
+    await call(`${api}/flows/fuzz-flow/versions`, { method: 'POST', bearer: admin, ...json(passThroughFlow) });
+    await publishFlow(api, admin, 'fuzz-route', { ...passThroughFlow, meta: { route: { method: 'POST', path: '/fuzz/echo', success_status: 200 } } });
+    await call(`${api}/deployments`, { method: 'POST', bearer: admin, ...json({ id: 'fuzz-deployment', name: 'Fuzz', kind: 'route', auth: { mode: 'authenticated' }, variants: [{ label: 'stable', flowId: 'fuzz-route', weight: 1 }] }) });
+    for (let i = 0; i < 100; i++) {
+      doc = await fetchOpenApi(platform.url);
+      if (doc.paths['/api/v1/fuzz/echo']) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
     ops = operations(doc).filter((o) => !(o.key in SKIPPED));
     for (const o of ops) tokens.set(o.key, securityOf(o) === 'protected' ? await rightToken(o.op['x-access']!, 'fuzz-user') : undefined);
+    existing = await existingParams(platform.url, doc, ops, admin, (v) => v.startsWith('fuzz') || v === versionId);
   }, 60_000);
 
   afterAll(async () => {
@@ -131,7 +146,7 @@ describe('tier 2: schema-driven fuzzing of every operation', () => {
       const body = jsonBodyOf(o);
       const arb = fc.record({
         // Mostly a plausible id so the handler runs, sometimes a drawn or hostile value.
-        path: fc.record(Object.fromEntries(pathParams.map((p) => [p.name, fc.oneof({ weight: 3, arbitrary: fc.constant(plausibleParam(doc, p)) }, { weight: 2, arbitrary: arbitraryOf(doc, p.schema ?? { type: 'string' }).map(asParam) })]))),
+        path: fc.record(Object.fromEntries(pathParams.map((p) => [p.name, fc.oneof({ weight: 3, arbitrary: fc.constant(existing.get(o.key)?.[p.name] ?? plausibleParam(doc, p)) }, { weight: 2, arbitrary: arbitraryOf(doc, p.schema ?? { type: 'string' }).map(asParam) })]))),
         query: fc.record(Object.fromEntries(queryParams.map((p) => [p.name, fc.option(arbitraryOf(doc, p.schema ?? { type: 'string' }).map(asParam), { freq: 2 })]))),
         body: body ? arbitraryOf(doc, body.schema as Record<string, unknown>) : fc.constant(undefined),
       });
@@ -155,7 +170,12 @@ describe('tier 2: schema-driven fuzzing of every operation', () => {
       record({ key: o.key, kind: 'schema', status: r.status, code: codeOf(r.text), request: `${o.method.toUpperCase()} ${url}${body !== undefined ? ` ${body.slice(0, 300)}` : ''}${typeof r.status === 'number' && r.status >= 500 ? ` ← ${r.text.slice(0, 200)}` : ''}` });
     });
     const schemaCases = outcomes.filter((o) => o.kind === 'schema');
-    console.log(`fuzz, schema cases: ${ops.length} operations, ${schemaCases.length} cases, ${schemaCases.filter(is5xx).length} answers of 5xx, ${schemaCases.filter((o) => o.status === 'hang').length} hangs, ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    const byStatus: Record<string, number> = {};
+    for (const c of schemaCases) byStatus[String(c.status)] = (byStatus[String(c.status)] ?? 0) + 1;
+    const reached = [...existing.values()].filter((v) => Object.keys(v).length).length;
+    console.log(
+      `fuzz, schema cases: ${ops.length} operations (${reached} with existing ids for their path parameters), ${schemaCases.length} cases, ${schemaCases.filter(is5xx).length} answers of 5xx, ${schemaCases.filter((o) => o.status === 'hang').length} hangs, ${((Date.now() - t0) / 1000).toFixed(1)} s; answers ${JSON.stringify(byStatus)}`,
+    );
     expect(schemaCases.length).toBe(ops.length * CASES);
     expect(failures((k) => k === 'schema')).toEqual([]);
   }, 30 * 60_000);

@@ -170,3 +170,53 @@ export async function send(url: string, init: RequestInit & { bearer?: string; t
     clearTimeout(timer);
   }
 }
+
+/** The first list in an answer: the body itself, or its first array-valued property. */
+function listIn(body: unknown): Array<Record<string, unknown>> {
+  if (Array.isArray(body)) return body.filter((x): x is Record<string, unknown> => typeof x === 'object' && x !== null);
+  if (typeof body !== 'object' || body === null) return [];
+  for (const v of Object.values(body)) if (Array.isArray(v) && v.some((x) => typeof x === 'object' && x !== null)) return listIn(v);
+  return [];
+}
+
+/**
+ * Ids that exist, per operation and path parameter: for `/flows/{id}/versions/{versionId}`, the
+ * first item of `GET /flows` gives `id` and the first of `GET /flows/<id>/versions` gives
+ * `versionId` (by the parameter's name, else `id`, `name` or `key`). Requests reach handlers past
+ * their 404 this way. Values `owned` accepts come first; operations other than GET get only those,
+ * so nothing the platform seeded for itself is changed. Parameters nothing lists keep their
+ * plausible value.
+ */
+export async function existingParams(baseUrl: string, doc: OpenApiDoc, ops: Op[], bearer: string, owned: (value: string) => boolean = () => true): Promise<Map<string, Record<string, string>>> {
+  const lists = new Map<string, Promise<Array<Record<string, unknown>>>>();
+  const listing = (prefix: string) => {
+    if (!lists.has(prefix)) lists.set(prefix, send(`${baseUrl}${prefix}`, { bearer, timeoutMs: 5000 }).then((r) => (r.status === 200 ? listIn(safeJson(r.text)) : [])));
+    return lists.get(prefix)!;
+  };
+  const out = new Map<string, Record<string, string>>();
+  for (const o of ops) {
+    const values: Record<string, string> = {};
+    const segments = o.path.split('/');
+    for (let i = 0; i < segments.length; i++) {
+      const m = /^\{(.+)\}$/.exec(segments[i]);
+      if (!m) continue;
+      const prefix = segments.slice(0, i).map((s) => s.replace(/^\{(.+)\}$/, (_, n: string) => encodeURIComponent(values[n] ?? plausibleParam(doc, o.params.find((p) => p.name === n) ?? { name: n, in: 'path' })))).join('/');
+      const items = await listing(prefix);
+      const key = [m[1], 'id', 'name', 'key', 'module'].find((k) => items.some((it) => typeof it[k] === 'string' || typeof it[k] === 'number'));
+      const candidates = key ? items.map((it) => it[key]).filter((v): v is string | number => typeof v === 'string' || typeof v === 'number').map(String) : [];
+      // What the caller owns first; an operation that may change something gets nothing else.
+      const hit = candidates.find(owned) ?? (o.method === 'get' ? candidates[0] : undefined);
+      if (hit !== undefined) values[m[1]] = hit;
+    }
+    out.set(o.key, values);
+  }
+  return out;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -82,6 +82,16 @@ describe('tier 1: authorization matrix from the merged OpenAPI document', () => 
     expect(inconsistent).toEqual([]);
   });
 
+  it('counts an operation without security, or protected without x-access, as inconsistent', () => {
+    const op = (extra: object): Op => ({ method: 'get', path: '/api/v1/new', key: 'GET /api/v1/new', params: [], op: { responses: {}, ...extra } });
+    expect(securityOf(op({}))).toBe('inconsistent');
+    expect(securityOf(op({ security: [{ bearer: [] }] }))).toBe('inconsistent');
+    expect(securityOf(op({ security: [], 'x-access': { allPerms: ['x'] } }))).toBe('inconsistent');
+    expect(securityOf(op({ security: [{ apiKey: [] }], 'x-access': {} }))).toBe('inconsistent');
+    expect(securityOf(op({ security: [{ bearer: [] }], 'x-access': {} }))).toBe('protected');
+    expect(securityOf(op({ security: [] }))).toBe('public');
+  });
+
   it('answers every credential as the document says, with 0 unexpected 2xx', async () => {
     const bad = await badTokens();
     const cases: Case[] = [];

@@ -20,7 +20,9 @@ import type { BenchResult } from './bench-result';
  * 3. runs: `POST /api/v1/flows/{id}/runs` (a start -> end flow, waiting for the result; run,
  *    events and result persisted in the embedded store) vs the proxied healthz (goal >= 0.7x).
  *
- * `npm run bench -- http-paths`; BENCH_SECONDS (per side, default 10) and BENCH_ROUNDS (default 2).
+ * `npm run bench -- http-paths`; BENCH_SECONDS (per side, default 10), BENCH_ROUNDS (default 2),
+ * HTTP_PATHS (a subset of search,healthz,proxied,runs). For a profile: BENCH_CPU_PROF=<dir>
+ * BENCH_PROFILE_SIDE=search|runs|proxied|direct loads that side alone.
  */
 
 const root = path.resolve(__dirname, '..', '..');
@@ -169,6 +171,14 @@ export async function run(): Promise<BenchResult[]> {
     const bare: Side = { url: `http://127.0.0.1:${port + 50}/healthz`, pid: hello.pid! };
     const search: Side = { url: `${api}/search/indexes/docs/query`, method: 'POST', headers, body: JSON.stringify({ text: 'when does my refund arrive?', limit: 5 }), pid };
     const runs: Side = { url: `${api}/flows/bench/runs`, method: 'POST', headers, body: JSON.stringify({ input: { hello: 'world' } }), pid };
+    const sides: Record<string, Side> = { search, runs, proxied, direct };
+    const profiled = process.env.BENCH_PROFILE_SIDE;
+    if (profiled) {
+      // Load on one side only, for a CPU profile of it (BENCH_CPU_PROF=<dir>).
+      const m = await measure(sides[profiled], SECONDS);
+      process.stdout.write(`${profiled}: ${Math.round(m.rps)} req/s, ${Math.round(m.cpuUsPerReq)} us CPU/request\n`);
+      return [];
+    }
     const only = (process.env.HTTP_PATHS ?? 'search,healthz,proxied,runs').split(',');
     const rows: BenchResult[] = [];
     if (only.includes('search')) rows.push(await compare('search query through the gateway vs proxied GET healthz', search, proxied, 0.6));

@@ -1,9 +1,9 @@
-import { request as httpRequest } from 'node:http';
 import { INTERNAL_PERMS } from '@flowplane/contracts';
 import { TokenVerifier } from '@flowplane/platform/auth';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
 import { call, parseSse, serviceToken, testEnv, token, until } from '../support/http';
 import { passThroughFlow, publishFlow } from '../support/flows';
+import { type Answer, comparable as comparableAnswer, post } from '../support/fast-path';
 
 /**
  * Two routes are answered before Express when the request can be judged up front (a token
@@ -15,43 +15,9 @@ import { passThroughFlow, publishFlow } from '../support/flows';
  * both paths; a spy on the verifier tells which path took the second request.
  */
 
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-}
-
-/** Headers that differ on every response, whichever path answers. */
-const VOLATILE = new Set(['date', 'x-run-id', 'x-assistant-session-id', 'keep-alive', 'connection', 'transfer-encoding']);
-
-function comparable(a: Answer): { status: number; headers: Record<string, unknown>; body: unknown } {
-  const headers = Object.fromEntries(Object.entries(a.headers).filter(([k]) => !VOLATILE.has(k)));
-  let body: unknown = a.text;
-  try {
-    body = JSON.parse(a.text);
-  } catch {
-    /* an event stream */
-  }
-  return { status: a.status, headers, body };
-}
-
-function post(url: string, bearer: string | undefined, body: string | Buffer, headers: Record<string, string> = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const payload = typeof body === 'string' ? Buffer.from(body) : body;
-    const req = httpRequest(
-      url,
-      { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': payload.length, ...(bearer ? { authorization: `Bearer ${bearer}` } : {}), ...headers } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
+/** Headers that differ on every response of these routes, whichever path answers. */
+const VOLATILE = ['x-run-id', 'x-assistant-session-id', 'transfer-encoding'];
+const comparable = (a: Answer) => comparableAnswer(a, VOLATILE);
 
 let platform: Standalone;
 

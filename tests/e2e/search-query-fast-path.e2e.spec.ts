@@ -1,8 +1,8 @@
-import { request as httpRequest } from 'node:http';
 import { INTERNAL_PERMS } from '@flowplane/contracts';
 import { TokenVerifier } from '@flowplane/platform/auth';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
 import { metricsAuth, serviceToken, testEnv, token } from '../support/http';
+import { type Answer, comparable, post as postTo, requestCount } from '../support/fast-path';
 
 /**
  * search answers `POST /internal/search/indexes/{name}/query` (the retrieval node's query per chat
@@ -12,26 +12,6 @@ import { metricsAuth, serviceToken, testEnv, token } from '../support/http';
  * request sent twice, first with a new token and then with the same one, compares both paths.
  */
 
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text: string;
-}
-
-/** Headers that differ on every response, whichever path answers. */
-const VOLATILE = new Set(['date', 'keep-alive', 'connection']);
-
-function comparable(a: Answer): { status: number; headers: Record<string, unknown>; body: unknown } {
-  const headers = Object.fromEntries(Object.entries(a.headers).filter(([k]) => !VOLATILE.has(k)));
-  let body: unknown = a.text;
-  try {
-    body = JSON.parse(a.text);
-  } catch {
-    /* not JSON */
-  }
-  return { status: a.status, headers, body };
-}
-
 describe('search: the fast path of POST /internal/search/indexes/{name}/query answers as the Nest route does', () => {
   let platform: Standalone;
   let base: string;
@@ -40,23 +20,7 @@ describe('search: the fast path of POST /internal/search/indexes/{name}/query an
 
   const freshToken = (perms: string[] = [INTERNAL_PERMS.searchQuery], to = 'search') => serviceToken(`query-fast-path-${++seq}`, to, perms);
 
-  function post(path: string, bearer: string | undefined, body: string | Buffer, headers: Record<string, string> = {}): Promise<Answer> {
-    return new Promise((resolve, reject) => {
-      const payload = typeof body === 'string' ? Buffer.from(body) : body;
-      const req = httpRequest(
-        `${base}${path}`,
-        { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': payload.length, ...(bearer ? { authorization: `Bearer ${bearer}` } : {}), ...headers } },
-        (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (d: string) => (text += d));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-        },
-      );
-      req.on('error', reject);
-      req.end(payload);
-    });
-  }
+  const post = (path: string, bearer: string | undefined, body: string | Buffer, headers: Record<string, string> = {}): Promise<Answer> => postTo(`${base}${path}`, bearer, body, headers);
 
   /**
    * The same request through the Nest route (a new token) and then through the fast path (that
@@ -143,11 +107,7 @@ describe('search: the fast path of POST /internal/search/indexes/{name}/query an
   });
 
   it('counts its answers in the request metrics under the route, as Express does', async () => {
-    const count = async (status: string) => {
-      const text = await (await fetch(`${base}/metrics`, { headers: await metricsAuth() })).text();
-      const line = text.split('\n').find((l) => l.startsWith('http_requests_total') && l.includes('route="/internal/search/indexes/:name/query"') && l.includes(`status="${status}"`));
-      return line ? Number(line.split(' ').pop()) : 0;
-    };
+    const count = async (status: string) => requestCount(base, await metricsAuth(), '/internal/search/indexes/:name/query', status);
     const [ok, bad] = [await count('200'), await count('400')];
     const { verified } = await bothPaths('/internal/search/indexes/docs/query', JSON.stringify({ text: 'parcel label' }));
     expect(verified).toBe(0);

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { ServiceDefinition } from '@flowplane/platform/service';
 import { internalQueryFastPath } from './http/internal-query.fast-path';
+import { searchQueryFastPath } from './http/search-query.fast-path';
 import { SearchNodeRegistrar } from './nodes/search-node.registrar';
 import { SearchEnv } from './search.env';
 import { SearchModule } from './search.module';
@@ -15,7 +16,11 @@ export const searchDefinition: ServiceDefinition = {
   uses: { bus: true, store: true, vector: true },
   env: [SearchEnv],
   module: (ctx) => SearchModule.forRoot(ctx),
-  interceptRequest: (app, ctx) => internalQueryFastPath(app, ctx),
+  interceptRequest: (app, ctx) => {
+    const internal = internalQueryFastPath(app, ctx);
+    const query = searchQueryFastPath(app, ctx);
+    return (req, res) => internal(req, res) || query(req, res);
+  },
   onListen: (app, server) => {
     const address = server.address() as AddressInfo;
     app.get(SearchNodeRegistrar).start(`http://127.0.0.1:${address.port}`);

@@ -13,13 +13,21 @@ import type { ServiceContext } from './service-definition';
 export interface FastJsonRequest<D> {
   who: Principal | undefined;
   dto: D;
+  /** The path parameters `match` read from the path (empty for an exact path). */
+  params: Record<string, string>;
   req: IncomingMessage;
   res: ServerResponse;
 }
 
 export interface JsonRouteFastPathOptions<D> {
-  /** `POST` and the exact path Express routes (also the metrics label and the access line's path); a query string goes to Express. */
+  /** `POST` and the path Express routes: the exact path, or the route's template when `match` is given (the metrics label); a query string goes to Express. */
   path: string;
+  /**
+   * For a route with path parameters: the parameters of a request path (no query string) when the
+   * fast path may take it, undefined otherwise (Express then routes it). Take only values Express
+   * would hand the route unchanged (no percent-escapes to decode).
+   */
+  match?(path: string): Record<string, string> | undefined;
   /** The Nest controller and handler of the route: their access declaration decides who may call. */
   controller: Type;
   handler: (...args: never[]) => unknown;
@@ -43,7 +51,8 @@ const JSON_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
  * request metrics under the route's label) and the same access line is written, without the
  * router, guard, pipe and interceptor chain of Nest.
  *
- * - It takes only a request it can judge before reading it: this exact path with no query, a JSON
+ * - It takes only a request it can judge before reading it: this exact path (or one `match` takes)
+ *   with no query, a JSON
  *   body of a declared length within HTTP_BODY_LIMIT, no content encoding, and a caller the
  *   route's access declaration certainly admits: a bearer token the verifier has already verified
  *   (cached) that satisfies it, or no token at all on a public route. Every other request, among
@@ -66,8 +75,11 @@ export function jsonRouteFastPath<D>(app: INestApplication, ctx: ServiceContext,
   const pipe = createValidationPipe();
   const log = new Logger('Exceptions');
 
-  const taken = (req: IncomingMessage): { who: Principal | undefined } | undefined => {
-    if (req.method !== 'POST' || req.url !== o.path) return undefined;
+  const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+  const taken = (req: IncomingMessage): { who: Principal | undefined; params: Record<string, string> } | undefined => {
+    if (req.method !== 'POST' || req.url === undefined) return undefined;
+    const params = o.match ? (req.url.includes('?') ? undefined : o.match(req.url)) : req.url === o.path ? NO_PARAMS : undefined;
+    if (params === undefined) return undefined;
     const h = req.headers;
     if (h['content-encoding'] !== undefined || h['transfer-encoding'] !== undefined) return undefined;
     const type = h['content-type'];
@@ -78,7 +90,7 @@ export function jsonRouteFastPath<D>(app: INestApplication, ctx: ServiceContext,
     if (caller === undefined) return undefined;
     const who = caller ?? undefined;
     if (o.admit && !o.admit(req, who)) return undefined;
-    return { who };
+    return { who, params };
   };
 
   return (req, res) => {
@@ -90,8 +102,9 @@ export function jsonRouteFastPath<D>(app: INestApplication, ctx: ServiceContext,
       locale(req, res, () =>
         security(req as never, res as never, () =>
           metrics(req as never, res as never, () => {
-            res.once('close', () => accessLog(ctx.name, o.path, String((req as { id?: string }).id), res, started));
-            readBody(req, res, (buf) => void handle(buf, t.who, req, res));
+            // The access line names the path as requested, as pino-http's does.
+            res.once('close', () => accessLog(ctx.name, req.url as string, String((req as { id?: string }).id), res, started));
+            readBody(req, res, (buf) => void handle(buf, t.who, t.params, req, res));
           }),
         ),
       ),
@@ -99,12 +112,12 @@ export function jsonRouteFastPath<D>(app: INestApplication, ctx: ServiceContext,
     return true;
   };
 
-  async function handle(buf: Buffer, who: Principal | undefined, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function handle(buf: Buffer, who: Principal | undefined, params: Record<string, string>, req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
       verifyJson(req, res, buf, 'utf-8');
       const body = parseJson(buf);
       const dto = o.plainlyValid(body) ? (body as D) : ((await pipe.transform(body, { type: 'body', metatype: o.dto, data: undefined })) as D);
-      await o.handle({ who, dto, req, res });
+      await o.handle({ who, dto, params, req, res });
     } catch (err) {
       sendError(res, err, (errorId, e) => log.error({ errorId, err: e, method: req.method, url: req.url }, `request failed: ${(e as Error)?.message ?? String(e)}`));
     }
@@ -137,7 +150,9 @@ export function admittedCaller(verifier: TokenVerifier, decl: AccessDeclaration,
  * body-parser's callback does, not in the one of the socket that emits the body.
  */
 function readBody(req: IncomingMessage, res: ServerResponse, read: (buf: Buffer) => void): void {
-  const done = AsyncResource.bind(read);
+  // runInAsyncScope rather than AsyncResource.bind: bind builds a deprecation getter on every call.
+  const scope = new AsyncResource('FastPathBody');
+  const done = (buf: Buffer) => scope.runInAsyncScope(read, null, buf);
   const expected = Number(req.headers['content-length']);
   const chunks: Buffer[] = [];
   let size = 0;
@@ -192,8 +207,13 @@ function sendError(res: ServerResponse, err: unknown, log: (errorId: string, err
   }
   const requestId = res.getHeader('X-Request-Id');
   if (typeof requestId === 'string' && body.requestId === undefined) body.requestId = requestId;
+  sendJson(res, body.statusCode, body);
+}
+
+/** A JSON answer as Express's res.json sends it (type, length, weak ETag). */
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const json = JSON.stringify(body);
-  res.statusCode = body.statusCode;
+  res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(json));
   res.setHeader('ETag', weakEtag(json));

@@ -15,8 +15,8 @@ describe('localized content: translation runs, review queue, preview, sweep', ()
   let admin: string;
 
   beforeAll(async () => {
-    // Automatic translation on, as `npm start` has it: the sweep's scheduler entry is seeded.
-    platform = await startStandalone({ env: testEnv({ CONTENT_TRANSLATE_QUIET_MINUTES: '0.05', I18N_AUTO_TRANSLATE_DISABLED: 'false' }) });
+    // Automatic translation and page search on, as `npm start` has them: the sweep's scheduler entry is seeded.
+    platform = await startStandalone({ env: testEnv({ CONTENT_TRANSLATE_QUIET_MINUTES: '0.05', I18N_AUTO_TRANSLATE_DISABLED: 'false', CONTENT_PAGE_SEARCH: 'true' }) });
     api = `${platform.url}/api/v1`;
     admin = await token('alice', ['admin:access']);
     expect((await call(`${api}/admin/i18n/locales`, { method: 'POST', bearer: admin, ...json({ code: 'de' }) })).status).toBe(201);
@@ -143,6 +143,25 @@ describe('localized content: translation runs, review queue, preview, sweep', ()
     const last = await call(`${api}/admin/content/translations/last-sweep`, { bearer: admin });
     expect(last.body).toMatchObject({ enabled: true, quietMinutes: 0.05, budget: 200 });
   }, 30_000);
+
+  it('keeps a search index of pages per locale: a German query finds the German page, an English one the English page', async () => {
+    const bikes = { title: { en: 'Bike rental', de: 'Fahrradverleih' }, body: { en: '<p>We rent bicycles and helmets by the day.</p>', de: '<p>Wir vermieten Fahrräder und Helme tageweise.</p>' } };
+    const ferry = { title: { en: 'Ferry tickets', de: 'Fährtickets' }, body: { en: '<p>Buy ferry tickets to the islands.</p>', de: '<p>Kaufen Sie Fährtickets zu den Inseln.</p>' } };
+    expect((await putPage('bikes', bikes)).status).toBe(201);
+    expect((await putPage('ferry', ferry)).status).toBe(201);
+    const search = (index: string, text: string) => call(`${api}/search/indexes/${index}/query`, { method: 'POST', bearer: admin, ...json({ text, limit: 3 }) });
+    const top = async (index: string, text: string, slug: string) =>
+      until(() => search(index, text), (r) => r.status === 200 && r.body.hits?.[0]?.id === slug, 15_000, 100);
+    const de = await top('pages-de', 'Fahrräder vermieten', 'bikes');
+    expect(de.body.hits[0].payload).toMatchObject({ slug: 'bikes', locale: 'de', title: 'Fahrradverleih' });
+    expect((await top('pages-de', 'Fährtickets Inseln', 'ferry')).body.hits[0].payload.title).toBe('Fährtickets');
+    expect((await top('pages-en', 'rent bicycles', 'bikes')).body.hits[0].payload.title).toBe('Bike rental');
+    // A change reaches the index; a deleted page leaves it.
+    expect((await putPage('ferry', { ...ferry, body: { ...ferry.body, de: '<p>Wir verkaufen Fahrkarten für Fähren und Boote.</p>' } })).status).toBe(200);
+    await top('pages-de', 'Fahrkarten Boote', 'ferry');
+    expect((await call(`${api}/admin/content/pages/ferry`, { method: 'DELETE', bearer: admin })).status).toBe(200);
+    await until(() => search('pages-de', 'Fahrkarten Boote'), (r) => r.status === 200 && !r.body.hits.some((h: { id: string }) => h.id === 'ferry'), 15_000, 100);
+  }, 60_000);
 
   it('refuses bad run bodies with the standard error body', async () => {
     const bad = await run({ pages: ['Not A Slug'] });

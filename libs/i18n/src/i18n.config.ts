@@ -32,6 +32,8 @@ export class I18nConfig {
   readonly contentBudget: number;
   /** CONTENT_TRANSLATE_SWEEP_CRON: empty means the schedule is not seeded. */
   readonly contentSweepCron: string;
+  /** CONTENT_PAGE_SEARCH: keep the per-locale search indexes of pages. */
+  readonly pageSearch: boolean;
 
   constructor(@Inject(SERVICE_CONFIG) config: ServiceConfig) {
     const c = config as unknown as Partial<I18nEnv>;
@@ -53,5 +55,6 @@ export class I18nConfig {
     this.contentQuietMs = Math.round((c.CONTENT_TRANSLATE_QUIET_MINUTES ?? 10) * 60_000);
     this.contentBudget = c.CONTENT_TRANSLATE_BUDGET ?? 200;
     this.contentSweepCron = c.CONTENT_TRANSLATE_SWEEP_CRON ?? '45 3 * * *';
+    this.pageSearch = c.CONTENT_PAGE_SEARCH ?? true;
   }
 }

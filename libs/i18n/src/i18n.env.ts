@@ -81,6 +81,10 @@ export class I18nEnv {
   @IsString()
   CONTENT_TRANSLATE_SWEEP_CRON = '45 3 * * *';
 
+  /** Keep a search index of pages per active locale (`pages-<code>`) in the search service. */
+  @Transform(toBool) @IsBoolean()
+  CONTENT_PAGE_SEARCH = true;
+
   /** One phrase describing the deployment, prepended to every translation hint (for example "a Polish bike-rental shop"). */
   @IsOptional() @IsString()
   CONTENT_TRANSLATE_DOMAIN?: string;

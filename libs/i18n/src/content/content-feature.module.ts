@@ -21,6 +21,7 @@ import { ContentSweepScheduleSeeder } from './translate/content-sweep.seeder';
 import { ContentPreviewController, ContentTranslationsController } from './translate/content-translate.controller';
 import { ContentTranslator } from './translate/content-translator';
 import { ContentTranslationQueue } from './translate/translation-queue';
+import { PageSearchIndexer } from './search/page-search';
 
 /**
  * Localized content: pages and fragments with their translation state, the public reads in the
@@ -50,6 +51,7 @@ import { ContentTranslationQueue } from './translate/translation-queue';
     SweepReports,
     ContentSweep,
     ContentSweepScheduleSeeder,
+    PageSearchIndexer,
   ],
   exports: [ContentRepository, ContentOutbox, ContentQueries, PublicContentService, PublicPageCache],
 })

@@ -2,6 +2,7 @@ import type { ServiceConfig, ServiceDefinition } from '@flowplane/platform/servi
 import { FlowRuntimeEnv } from './flow-runtime.env';
 import { FlowRuntimeModule } from './flow-runtime.module';
 import { internalRunsFastPath } from './runs/internal-runs.fast-path';
+import { runsFastPath } from './runs/runs.fast-path';
 
 /** The flow-runtime service: what it owns and which ports it uses. */
 export const flowRuntimeDefinition: ServiceDefinition = {
@@ -12,6 +13,10 @@ export const flowRuntimeDefinition: ServiceDefinition = {
   uses: { bus: true, store: true },
   env: [FlowRuntimeEnv],
   module: (ctx) => FlowRuntimeModule.forRoot({ scheduler: { tickMs: (ctx.config as ServiceConfig & FlowRuntimeEnv).SCHEDULER_TICK_MS } }),
-  // The assistant's runs (one per chat message) skip the router, guard and pipe chain (ADR 0038).
-  interceptRequest: (app, ctx) => internalRunsFastPath(app, ctx),
+  // The assistant's runs (one per chat message) and direct runs skip the router, guard and pipe chain (ADR 0038).
+  interceptRequest: (app, ctx) => {
+    const internal = internalRunsFastPath(app, ctx);
+    const runs = runsFastPath(app, ctx);
+    return (req, res) => internal(req, res) || runs(req, res);
+  },
 };

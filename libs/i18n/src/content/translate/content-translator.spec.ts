@@ -18,8 +18,11 @@ import { ContentTranslationQueue } from './translation-queue';
 class FakeEngine {
   calls: TranslateTextRequest[] = [];
   failing = new Set<string>();
+  /** Runs inside a call, before it answers (an edit made while the model works). */
+  during?: () => Promise<void>;
   async translate(request: TranslateTextRequest): Promise<TranslateTextResult> {
     this.calls.push(request);
+    await this.during?.();
     const translations: Record<string, string> = {};
     const omitted = [];
     for (const l of request.locales) {
@@ -197,6 +200,24 @@ describe('ContentTranslator', () => {
     expect(stored.links[0].label._i18n).toEqual({ en: 'Home', de: '[de] Home' });
     expect((stored['a/b']._i18n as Record<string, string>).de).toBe('[de] Odd');
     expect(engine.calls[0].context).toMatch(/Plain text/);
+  });
+
+  it('drops a translation whose source was edited while the model worked, keeping the edit', async () => {
+    await putPage('about', { title: { en: 'About' }, body: { en: '<p>Old</p>' }, translationReady: true });
+    let edited = false;
+    engine.during = async () => {
+      if (edited) return;
+      edited = true;
+      await putPage('about', { title: { en: 'About' }, body: { en: '<p>New</p>' } });
+    };
+    const report = await translator.run({ locales: ['de'] });
+    const page = (await repository.findPage('about'))!;
+    expect(page.body).toEqual({ en: '<p>New</p>' });
+    expect(page.translation.sourceHash).toBeUndefined();
+    expect(report.remaining).toBeGreaterThan(0);
+    engine.during = undefined;
+    expect(await translator.run({ locales: ['de'] })).toMatchObject({ reason: null });
+    expect((await repository.findPage('about'))!.body.de).toBe('[de] <p>New</p>');
   });
 
   it('counts on a dry run and writes nothing', async () => {

@@ -39,6 +39,11 @@ export interface SplitPlatform {
   processes: Record<string, ChildProcess>;
   /** Every replica's URL per service, replica 1 first. */
   replicaUrls: Record<string, string[]>;
+  /**
+   * Starts process `key` (`<service>` or `<service>#n`) again, after it exited or was killed, with the
+   * same port, env and DATA_DIR; resolves once it is healthy. `processes[key]` names the new process.
+   */
+  restart(key: string): Promise<ChildProcess>;
   stop(): Promise<void>;
 }
 
@@ -102,32 +107,41 @@ export async function startSplit(o: SplitOptions): Promise<SplitPlatform> {
     if (gw) await stopProcess(gw);
     await Promise.all(Object.entries(processes).filter(([n]) => n !== 'gateway').map(([, p]) => stopProcess(p)));
   };
-  try {
-    for (const { key, service, port, env } of plan) {
-      const entry = path.join(root, 'dist', 'apps', service, 'src', 'main.js');
-      const proc = spawn(process.execPath, ['--enable-source-maps', entry], {
-        cwd: root,
-        env: { ...process.env, ...o.env, ...env, ...upstreams, PORT: String(port), BUS: 'kafka', KAFKA_BROKERS: o.brokers.join(',') },
-        stdio: o.inheritOutput ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'ignore', 'pipe'],
-      });
-      processes[key] = proc;
-      let stderr = '';
-      proc.stderr?.on('data', (d: Buffer) => {
-        stderr = (stderr + d.toString()).slice(-4000);
-        if (o.inheritOutput) process.stderr.write(prefix(key, d));
-      });
-      if (o.inheritOutput) proc.stdout?.on('data', (d: Buffer) => process.stdout.write(prefix(key, d)));
-      try {
-        await waitHealthy(urls[key], proc, o.startTimeoutMs ?? 30000);
-      } catch (e) {
-        throw new Error(`${key} failed to start: ${(e as Error).message}\n${stderr}`);
-      }
+  const launch = async ({ key, service, port, env }: (typeof plan)[number]): Promise<ChildProcess> => {
+    const entry = path.join(root, 'dist', 'apps', service, 'src', 'main.js');
+    const proc = spawn(process.execPath, ['--enable-source-maps', entry], {
+      cwd: root,
+      env: { ...process.env, ...o.env, ...env, ...upstreams, PORT: String(port), BUS: 'kafka', KAFKA_BROKERS: o.brokers.join(',') },
+      stdio: o.inheritOutput ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'ignore', 'pipe'],
+    });
+    processes[key] = proc;
+    let stderr = '';
+    proc.stderr?.on('data', (d: Buffer) => {
+      stderr = (stderr + d.toString()).slice(-4000);
+      if (o.inheritOutput) process.stderr.write(prefix(key, d));
+    });
+    if (o.inheritOutput) proc.stdout?.on('data', (d: Buffer) => process.stdout.write(prefix(key, d)));
+    try {
+      await waitHealthy(urls[key], proc, o.startTimeoutMs ?? 30000);
+    } catch (e) {
+      throw new Error(`${key} failed to start: ${(e as Error).message}\n${stderr}`);
     }
+    return proc;
+  };
+  try {
+    for (const entry of plan) await launch(entry);
   } catch (e) {
     await stop();
     throw e;
   }
-  return { gatewayUrl: urls.gateway, urls, processes, replicaUrls, stop };
+  const restart = async (key: string): Promise<ChildProcess> => {
+    const entry = plan.find((p) => p.key === key);
+    if (!entry) throw new TypeError(`no process ${key} in this split platform`);
+    const old = processes[key];
+    if (old && old.exitCode === null && old.signalCode === null) await stopProcess(old);
+    return launch(entry);
+  };
+  return { gatewayUrl: urls.gateway, urls, processes, replicaUrls, restart, stop };
 }
 
 function prefix(name: string, d: Buffer): string {

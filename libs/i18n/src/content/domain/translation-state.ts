@@ -169,14 +169,18 @@ export function unitsNeedingWork(
   targets: readonly string[],
   options: { force?: boolean } = {},
 ): WorkItem[] {
-  const units = effectiveUnits(state, source, texts, targets);
+  const units = new Map(effectiveUnits(state, source, texts, targets).map((u) => [u.unit, u]));
   const redo = options.force === true || state.retranslate;
+  // Sets and maps, not scans: a fragment may hold 10,000 units.
+  const held = new Set(state.pending.map((p) => `${p.unit}\u0000${p.locale}`));
   const out: WorkItem[] = [];
   for (const u of source) {
     if (u.text === '') continue;
+    const tracked = units.get(u.unit);
+    const current = tracked && tracked.hash === unitHash(u.text) ? new Set(tracked.locales) : undefined;
     for (const locale of targets) {
-      if (state.pending.some((p) => p.unit === u.unit && p.locale === locale)) continue;
-      if (!redo && unitLocaleState(u, units, [], locale, texts) === 'current') continue;
+      if (held.has(`${u.unit}\u0000${locale}`)) continue;
+      if (!redo && current?.has(locale)) continue;
       out.push({ unit: u.unit, locale });
     }
   }
@@ -197,8 +201,10 @@ export interface Landed {
  * Retranslate is cleared because a translator acted (rule 15).
  */
 export function markTranslated(state: TranslationState, landed: readonly Landed[], sourceHash: string, options: { complete: boolean }): TranslationState {
+  const byUnit = new Map<string, Landed[]>();
+  for (const l of landed) byUnit.set(l.unit, [...(byUnit.get(l.unit) ?? []), l]);
   const units = (state.units ?? []).map((u) => {
-    const add = landed.filter((l) => l.unit === u.unit && l.hash === u.hash).map((l) => l.locale);
+    const add = (byUnit.get(u.unit) ?? []).filter((l) => l.hash === u.hash).map((l) => l.locale);
     return add.length ? { ...u, locales: [...new Set([...u.locales, ...add])].sort() } : u;
   });
   return { ...state, units, retranslate: false, ...(options.complete ? { sourceHash } : {}) };

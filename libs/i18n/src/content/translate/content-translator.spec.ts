@@ -220,6 +220,18 @@ describe('ContentTranslator', () => {
     expect((await repository.findPage('about'))!.body.de).toBe('[de] <p>New</p>');
   });
 
+  it('translates a fragment of 10,000 marked leaves in one update, without quadratic bookkeeping', async () => {
+    const data = { rows: Array.from({ length: 1_000 }, (_, i) => ({ cells: Array.from({ length: 10 }, (_, j) => ({ _i18n: { en: `Cell ${i}.${j}` } })) })) };
+    const { fragment } = nextFragment('big', null, { data, translationReady: true }, 'en', t0);
+    await repository.saveFragment(fragment);
+    const started = Date.now();
+    expect(await translator.run({ fragments: ['big'], locales: ['de'] })).toMatchObject({ translated: 10_000, reason: null, records: 1 });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const stored = (await repository.findFragment('big'))!;
+    expect((stored.data as typeof data).rows[999].cells[9]._i18n).toMatchObject({ de: '[de] Cell 999.9' });
+    expect(stored.translation.sourceHash).toBeDefined();
+  }, 20_000);
+
   it('counts on a dry run and writes nothing', async () => {
     await putPage('about', { title: { en: 'About' }, body: { en: '<p>Hi</p>' }, translationReady: true });
     expect(await translator.run({ dryRun: true })).toMatchObject({ translated: 4, dryRun: true, records: 0 });

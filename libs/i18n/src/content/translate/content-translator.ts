@@ -298,8 +298,9 @@ export class ContentTranslator {
     const state = stateOf(r);
     if (!state.units) return;
     const { units, texts } = unitsOf(r, this.config.sourceLocale);
+    const byUnit = new Map(state.units.map((x) => [x.unit, x]));
     for (const u of units) {
-      const tracked = state.units.find((x) => x.unit === u.unit);
+      const tracked = byUnit.get(u.unit);
       if (!tracked || tracked.hash !== unitHash(u.text)) continue;
       for (const l of tracked.locales) {
         const text = texts(u.unit, l);

@@ -49,4 +49,10 @@ describe('fuzzing tier findings, replayed', () => {
       expect([res.status, res.body?.code]).toEqual([400, expect.any(String)]);
     }
   });
+
+  it('a handoff request with a lone surrogate in its e-mail answers 400 naming the field', async () => {
+    const res = await call(`${api}/assistant/handoff`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"sessionId":"fuzz-session-1","email":"\\ud800x@example.com"}' });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ field: 'email' }] });
+  });
 });

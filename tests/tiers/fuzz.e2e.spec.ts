@@ -80,6 +80,13 @@ function jsonBodyOf(o: Op): { schema: unknown } | undefined {
   return json ? { schema: json.schema ?? {} } : { schema: {} };
 }
 
+function mapStrings(v: unknown, f: (s: string) => string): unknown {
+  if (typeof v === 'string') return f(v);
+  if (Array.isArray(v)) return v.map((x) => mapStrings(x, f));
+  if (typeof v === 'object' && v !== null) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, mapStrings(x, f)]));
+  return v;
+}
+
 function nested(depth: number, kind: 'array' | 'object'): string {
   return kind === 'array' ? '['.repeat(depth) + ']'.repeat(depth) : '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
 }
@@ -190,6 +197,9 @@ describe('tier 2: schema-driven fuzzing of every operation', () => {
         cases.push({ o, kind: 'nesting 1000 (object)', url, body: nested(1000, 'object') });
         cases.push({ o, kind: 'invalid UTF-8', url, body: Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xed, 0xa0, 0x80]), Buffer.from('","id":"x"}')]) });
         cases.push({ o, kind: 'operator keys (body)', url, body: '{"$where":"sleep(1000)","__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}},"name":{"$gt":""},"id":{"$ne":null}}' });
+        // Every string of a valid body a lone surrogate: valid JSON that some validators choke on.
+        const [valid] = fc.sample(arbitraryOf(doc, jsonBodyOf(o)!.schema as Record<string, unknown>, 0), { numRuns: 1, seed: SEED });
+        cases.push({ o, kind: 'lone surrogates', url, body: JSON.stringify(mapStrings(valid, () => '\ud800x@example.com')) });
         cases.push({ o, kind: 'no body', url, type: null });
         cases.push({ o, kind: 'JSON null', url, body: 'null' });
         cases.push({ o, kind: 'JSON array', url, body: '[{"id":"x"}]' });

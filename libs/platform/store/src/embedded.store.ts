@@ -38,7 +38,7 @@ import {
   isScalarOperand,
   upsertSeed,
 } from './filter.util';
-import { HashIndex, type IndexKey, defineIndex, sameIndex, valueToken } from './hash-index.util';
+import { HashIndex, type IndexKey, defineIndex, sameIndex, sameKeys, valueToken } from './hash-index.util';
 import { type FsyncPolicy, Journal, type JournalOp, type SnapshotCollection } from './journal.persistence';
 import { compileProjection } from './projection.util';
 import {
@@ -390,8 +390,8 @@ export class EmbeddedStore implements Store {
    * of the same write (it is invisible anyway). Returns the journal ops describing the write.
    */
   applyChanges(requested: Change[], now: number): JournalOp[] {
-    if (requested.length === 1 && !requested[0].before && requested[0].after) {
-      const ops = this.insertFast(requested[0]);
+    if (requested.length === 1 && requested[0].after) {
+      const ops = requested[0].before ? this.updateFast(requested[0]) : this.insertFast(requested[0]);
       if (ops) return ops;
     }
     const changes = requested;
@@ -484,6 +484,36 @@ export class EmbeddedStore implements Store {
     for (let i = 0; i < indexes.length; i++) indexes[i].add(id, keys[i]);
     col.docs.set(id, doc);
     return [{ o: 'p', c: col.name, d: doc }];
+  }
+
+  /**
+   * A single update of a stored document: only the indexes whose keys the update changed are
+   * touched (an update that leaves every indexed field alone costs no index work at all).
+   * Undefined when a changed unique key is held by another document: the general path decides
+   * (an expired holder is evicted, a live one is a DuplicateKeyError).
+   */
+  private updateFast(ch: Change): JournalOp[] | undefined {
+    const { col, id } = ch;
+    const before = ch.before as Doc;
+    const after = ch.after as Doc;
+    if (col.docs.get(id) !== before) return undefined;
+    let moves: Array<[HashIndex, IndexKey[] | null, IndexKey[] | null]> | undefined;
+    for (const idx of col.indexes) {
+      if (idx.sameValues(before, after)) continue;
+      const was = idx.keysOf(before);
+      const now = idx.keysOf(after);
+      if (sameKeys(was, now)) continue;
+      if (idx.def.unique && idx.conflict(now, id)) return undefined;
+      (moves ??= []).push([idx, was, now]);
+    }
+    if (moves) {
+      for (const [idx, was, now] of moves) {
+        idx.remove(id, was);
+        idx.add(id, now);
+      }
+    }
+    col.docs.set(id, after);
+    return [{ o: 'p', c: col.name, d: after }];
   }
 
   /**

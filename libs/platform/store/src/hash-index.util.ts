@@ -130,6 +130,22 @@ export class HashIndex {
     return keys.map(compoundKey);
   }
 
+  /**
+   * True when `b` certainly has the keys of `a` in this index: every indexed field is top-level
+   * and holds the same scalar (or an equal Date) in both. False means "compare the keys".
+   */
+  sameValues(a: Doc, b: Doc): boolean {
+    for (const segs of this.segs) {
+      if (segs.length !== 1) return false;
+      const x = a[segs[0]];
+      const y = b[segs[0]];
+      if (x === y && (x === null || typeof x !== 'object')) continue;
+      if (x instanceof Date && y instanceof Date && x.getTime() === y.getTime()) continue;
+      return false;
+    }
+    return true;
+  }
+
   /** The lookup key for equality on every field of the index, in index field order. */
   lookupKey(values: unknown[]): IndexKey {
     const tokens = values.map(valueToken);
@@ -186,4 +202,12 @@ export class HashIndex {
   clear(): void {
     this.map.clear();
   }
+}
+
+/** True when two key lists of one document are the same (in the order keysOf gives them). */
+export function sameKeys(a: IndexKey[] | null, b: IndexKey[] | null): boolean {
+  if (a === null || b === null) return a === b;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) return false;
+  return true;
 }

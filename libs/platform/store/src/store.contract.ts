@@ -4,7 +4,7 @@
  * fresh collection names, so the suite can also run against a shared MongoDB database.
  */
 import { randomBytes } from 'node:crypto';
-import { type Collection, DuplicateKeyError, type Store, type StoreDocument } from './store.port';
+import { type Collection, DuplicateKeyError, type Filter, type Store, type StoreDocument } from './store.port';
 
 export interface ContractHarness {
   /** Opens a store to test against (called before each test; closed after it). */
@@ -383,6 +383,80 @@ export function storeContract(harness: ContractHarness): void {
       await c.insertOne({ name: 'Bob2', email: 'bob@x.io' });
       expect((await c.findOne({ email: 'bob@x.io' }))?.name).toBe('Bob2');
       expect(ids(await c.find({ email: 'ann@new.io', name: 'Nope' }))).toEqual([]);
+    });
+
+    it('keeps every kind of index right after updates that do and do not touch indexed fields', async () => {
+      type Chat = { _id: string; session: string; user?: string; at: Date; flow: string; tags: string[]; info: { city: string }; runs: string[]; n: number };
+      const c = fresh<Chat>();
+      await c.createIndex({ keys: { session: 1 }, unique: true });
+      await c.createIndex({ keys: { at: 1 } });
+      await c.createIndex({ keys: { user: 1, at: -1 } });
+      await c.createIndex({ keys: { flow: 1, at: -1 } });
+      await c.createIndex({ keys: { tags: 1 } });
+      await c.createIndex({ keys: { 'info.city': 1 } });
+      const t0 = new Date('2026-01-01T00:00:00Z');
+      const t1 = new Date('2026-01-02T00:00:00Z');
+      await c.insertMany([
+        { _id: 'a', session: 's-a', user: 'u1', at: t0, flow: 'f', tags: ['x'], info: { city: 'Oslo' }, runs: [], n: 0 },
+        { _id: 'b', session: 's-b', at: t0, flow: 'f', tags: ['y'], info: { city: 'Bergen' }, runs: [], n: 0 },
+      ]);
+      const check = async (want: Record<string, string[]>) => {
+        const got: Record<string, string[]> = {};
+        for (const [k, f] of Object.entries({
+          sA: { session: 's-a' },
+          sA2: { session: 's-a2' },
+          at0: { at: t0 },
+          at1: { at: t1 },
+          u1at0: { user: 'u1', at: t0 },
+          u1at1: { user: 'u1', at: t1 },
+          u2: { user: 'u2' },
+          fat0: { flow: 'f', at: t0 },
+          fat1: { flow: 'f', at: t1 },
+          x: { tags: 'x' },
+          z: { tags: 'z' },
+          oslo: { 'info.city': 'Oslo' },
+          rome: { 'info.city': 'Rome' },
+        } as Record<string, Filter>)) {
+          got[k] = ids(await c.find(f, { sort: { _id: 1 } }));
+        }
+        expect(got).toEqual(want);
+      };
+      // Updates that leave every indexed field as it was (a Date set again to the same instant too).
+      await c.updateOne({ session: 's-a' }, { $addToSet: { runs: 'r1' }, $inc: { n: 1 } });
+      await c.updateOne({ _id: 'a' }, { $set: { at: new Date(t0.getTime()), user: 'u1', tags: ['x'], info: { city: 'Oslo' } } });
+      await c.findOneAndUpdate({ session: 's-a' }, { $push: { runs: 'r2' } });
+      const same = {
+        sA: ['a'], sA2: [], at0: ['a', 'b'], at1: [], u1at0: ['a'], u1at1: [], u2: [], fat0: ['a', 'b'], fat1: [],
+        x: ['a'], z: [], oslo: ['a'], rome: [],
+      };
+      await check(same);
+      expect((await c.findOne({ session: 's-a' }))?.runs).toEqual(['r1', 'r2']);
+      // Updates that move indexed fields: every index follows, the others stay.
+      await c.updateOne({ session: 's-a' }, { $set: { at: t1, session: 's-a2', user: 'u2', 'info.city': 'Rome' }, $push: { tags: 'z' } });
+      await check({
+        sA: [], sA2: ['a'], at0: ['b'], at1: ['a'], u1at0: [], u1at1: [], u2: ['a'], fat0: ['b'], fat1: ['a'],
+        x: ['a'], z: ['a'], oslo: [], rome: ['a'],
+      });
+      // The old unique key is free again; the new one is taken.
+      await c.insertOne({ _id: 'c', session: 's-a', at: t0, flow: 'g', tags: [], info: { city: 'Oslo' }, runs: [], n: 0 });
+      await expect(c.updateOne({ _id: 'b' }, { $set: { session: 's-a2', n: 5 } })).rejects.toBeInstanceOf(DuplicateKeyError);
+      expect(await c.findOne({ _id: 'b' })).toMatchObject({ session: 's-b', n: 0 });
+      expect(ids(await c.find({ session: 's-b' }))).toEqual(['b']);
+      // A field removed from the document indexes as null again.
+      await c.updateOne({ _id: 'a' }, { $unset: { user: '' } });
+      expect(ids(await c.find({ user: null, at: t1 }))).toEqual(['a']);
+      expect(ids(await c.find({ user: 'u2' }))).toEqual([]);
+    });
+
+    it('lets an update take the unique key of an expired document', async () => {
+      const c = fresh<{ _id: string; key: string; at: Date }>();
+      await c.createIndex({ keys: { at: 1 }, expireAfterSeconds: 1 });
+      await c.createIndex({ keys: { key: 1 }, unique: true });
+      await c.insertOne({ _id: 'old', key: 'k', at: new Date(Date.now() - 10_000) });
+      await c.insertOne({ _id: 'live', key: 'other', at: new Date() });
+      await c.updateOne({ _id: 'live' }, { $set: { key: 'k' } });
+      expect(ids(await c.find({ key: 'k' }))).toEqual(['live']);
+      expect(await c.find({ key: 'other' })).toEqual([]);
     });
 
     it('enforces compound unique indexes on the combination', async () => {

@@ -1,6 +1,5 @@
-import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { type Dispatcher, Pool } from 'undici';
 import { INTERNAL_PERMS } from '@flowplane/contracts';
 import type { FlowDocument } from '@flowplane/flow/ir';
 import { ServiceClients } from '@flowplane/platform/service';
@@ -49,8 +48,17 @@ export interface OpenedRun {
 
 /** Calls to deployments and flow-runtime over their internal routes, with the least service token. */
 @Injectable()
-export class UpstreamClients {
+export class UpstreamClients implements OnApplicationShutdown {
+  /** Keep-alive connections to flow-runtime for run streams, per origin (one in practice). */
+  private readonly pools = new Map<string, { pool: Pool; prefix: string }>();
+
   constructor(private readonly clients: ServiceClients) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    await Promise.allSettled(pools.map((p) => p.pool.destroy()));
+  }
 
   private get deployments() {
     return this.clients.for('deployments', { timeoutMs: 5000, retries: 1 });
@@ -118,48 +126,38 @@ export class UpstreamClients {
   }
 
   /**
-   * One streaming call over node:http with a keep-alive agent. fetch would do, but its WHATWG
-   * streams, signals and per-request objects cost a chat several times the CPU of the request
-   * itself (profiled), and the relay only needs the bytes.
+   * One streaming call on an undici pool, driven by a dispatch handler: the relay needs only the
+   * status, three headers and the body bytes, and node:http's ClientRequest, agent bookkeeping and
+   * IncomingMessage (header objects, stream state, an async iterator per response) cost a chat
+   * more than the rest of the hop (profiled); fetch's WHATWG streams cost more still.
    */
   private async stream(method: 'GET' | 'POST', path: string, perm: string, body: unknown, lastEventId: string | undefined, signal?: AbortSignal): Promise<StreamedResponse> {
-    const url = new URL(this.flows.baseUrl + path);
-    const headers: Record<string, string | number> = { accept: 'text/event-stream', authorization: `Bearer ${await this.clients.token('flow-runtime', [perm])}` };
+    const headers: Record<string, string> = { accept: 'text/event-stream', authorization: `Bearer ${await this.clients.token('flow-runtime', [perm])}` };
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     if (payload) {
       headers['content-type'] = 'application/json';
-      headers['content-length'] = payload.length;
+      headers['content-length'] = String(payload.length);
     }
     if (lastEventId) headers['last-event-id'] = lastEventId;
-    const https = url.protocol === 'https:';
-    let res: IncomingMessage;
+    const res = new StreamingResponse(signal);
     try {
-      res = await new Promise<IncomingMessage>((resolve, reject) => {
-        const req = (https ? httpsRequest : httpRequest)(url, { method, headers, agent: https ? HTTPS_AGENT : HTTP_AGENT }, resolve);
-        req.on('error', reject);
-        // What node:http's `signal` option does (destroy the request and its response), without the
-        // stream bookkeeping it attaches to every request (profiled on the chat path).
-        if (signal) {
-          const abort = () => req.destroy(abortError(signal));
-          if (signal.aborted) abort();
-          else {
-            signal.addEventListener('abort', abort, { once: true });
-            req.once('close', () => signal.removeEventListener('abort', abort));
-          }
-        }
-        req.end(payload);
-      });
+      const upstream = this.pool(this.flows.baseUrl);
+      upstream.pool.dispatch({ path: upstream.prefix + path, method, headers, body: payload }, res);
+    } catch (e) {
+      res.onResponseError(undefined, e as Error);
+    }
+    let head: { status: number; headers: Record<string, string | string[] | undefined> };
+    try {
+      head = await res.head;
     } catch (cause) {
       throw new UpstreamError('flow-runtime', 503, { message: `flow-runtime unreachable: ${method} ${path}` }, cause);
     }
-    // A stream that breaks later reaches the reader through its iterator; never as an unhandled event.
-    res.on('error', () => undefined);
-    const status = res.statusCode ?? 0;
+    const status = head.status;
     if (status < 200 || status > 299) {
       let text = '';
       try {
-        res.setEncoding('utf8');
-        for await (const chunk of res) text += chunk as string;
+        const decoder = new TextDecoder();
+        for await (const chunk of res) text += decoder.decode(chunk, { stream: true });
       } catch {
         /* the body is only a hint */
       }
@@ -171,20 +169,115 @@ export class UpstreamClients {
       }
       throw new UpstreamError('flow-runtime', status, parsed);
     }
-    return { status, headers: { get: (name) => headerValue(res.headers[name.toLowerCase()]) }, body: res };
+    return { status, headers: { get: (name) => headerValue(head.headers[name.toLowerCase()]) }, body: res };
+  }
+
+  /** The pool of a base URL's origin, and the base URL's path to put before a route. */
+  private pool(baseUrl: string): { pool: Pool; prefix: string } {
+    let upstream = this.pools.get(baseUrl);
+    if (!upstream) {
+      const url = new URL(baseUrl);
+      // Every open chat holds a connection for its run's whole stream: no cap on connections.
+      const pool = new Pool(url.origin, {
+        keepAliveTimeout: 30_000,
+        headersTimeout: 10_000,
+        // A run may stay quiet for long; the relay bounds it with ASSISTANT_RUN_TIMEOUT_MS.
+        bodyTimeout: 0,
+        connectTimeout: 10_000,
+      });
+      upstream = { pool, prefix: url.pathname.replace(/\/+$/, '') };
+      this.pools.set(baseUrl, upstream);
+    }
+    return upstream;
   }
 }
 
-const HTTP_AGENT = new HttpAgent({ keepAlive: true });
-const HTTPS_AGENT = new HttpsAgent({ keepAlive: true });
+function headerValue(v: string | string[] | undefined): string | null {
+  return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
+}
 
 /** The error a request aborted by `signal` ends with, as node:http gives it. */
 function abortError(signal: AbortSignal): Error {
   return Object.assign(new Error('The operation was aborted', { cause: signal.reason }), { name: 'AbortError', code: 'ABORT_ERR' });
 }
 
-function headerValue(v: string | string[] | undefined): string | null {
-  return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
+/**
+ * A dispatch handler that is also the response body: `head` resolves with the status and the
+ * headers (names in lower case), the body's chunks queue until the reader takes them, and an error
+ * (a broken connection, an abort through `signal`) reaches the reader through its iterator.
+ */
+class StreamingResponse implements Dispatcher.DispatchHandler, AsyncIterable<Uint8Array> {
+  readonly head: Promise<{ status: number; headers: Record<string, string | string[] | undefined> }>;
+  private settleHead!: { resolve(h: { status: number; headers: Record<string, string | string[] | undefined> }): void; reject(e: Error): void };
+  private readonly chunks: Uint8Array[] = [];
+  private ended = false;
+  private error?: Error;
+  private wake?: () => void;
+  private controller?: Dispatcher.DispatchController;
+  private unlisten?: () => void;
+
+  constructor(private readonly signal?: AbortSignal) {
+    this.head = new Promise((resolve, reject) => (this.settleHead = { resolve, reject }));
+    // A refused head is read by `stream`; a later failure reaches the reader through its iterator.
+    this.head.catch(() => undefined);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    const signal = this.signal;
+    if (!signal || this.unlisten) return;
+    const onAbort = () => controller.abort(abortError(signal));
+    if (signal.aborted) onAbort();
+    else {
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.unlisten = () => signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    this.settleHead.resolve({ status: statusCode, headers });
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.wakeReader();
+  }
+
+  onResponseEnd(): void {
+    this.ended = true;
+    this.unlisten?.();
+    this.wakeReader();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, err: Error): void {
+    this.error = err;
+    this.unlisten?.();
+    this.settleHead.reject(err);
+    this.wakeReader();
+  }
+
+  private wakeReader(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
+    try {
+      for (;;) {
+        if (this.chunks.length > 0) {
+          yield this.chunks.shift()!;
+          continue;
+        }
+        if (this.error) throw this.error;
+        if (this.ended) return;
+        await new Promise<void>((r) => (this.wake = r));
+      }
+    } finally {
+      // A reader that stops early (break, throw) releases the connection.
+      if (!this.ended && !this.error) this.controller?.abort(new Error('reader stopped'));
+    }
+  }
 }
 
 /** A refusal or failure of an upstream service on a streaming call. */

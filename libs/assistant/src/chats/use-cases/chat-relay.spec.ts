@@ -34,7 +34,13 @@ function relayOf(body: AsyncIterable<Uint8Array>, abort = new AbortController())
   });
   const out: string[] = [];
   let ended = false;
-  const sink = { write: (t: string) => void out.push(t), end: () => void (ended = true) };
+  const sink = {
+    write: (t: string) => void out.push(t),
+    end: (last?: string) => {
+      if (last !== undefined) out.push(last);
+      ended = true;
+    },
+  };
   return { relay, sink, out, stored, log, ended: () => ended };
 }
 

@@ -9,7 +9,8 @@ const DRAIN_MS = 2000;
 /** Where frames go: the client's response while it is connected. */
 export interface FrameSink {
   write(text: string): void;
-  end(): void;
+  /** Ends the stream, after `last` when given (the terminal frame and the end leave in one write). */
+  end(last?: string): void;
 }
 
 /** What the relay needs from its chat. */
@@ -61,11 +62,12 @@ export class ChatRelay {
     }
   }
 
-  private finish(): void {
+  /** Ends the stream, with `last` as its final frame when given. */
+  private finish(last?: string): void {
     if (this.done) return;
     this.done = true;
     try {
-      this.sink?.end();
+      this.sink?.end(last);
     } catch {
       /* the client is gone */
     }
@@ -75,8 +77,7 @@ export class ChatRelay {
   private fail(id: number | string, code: string, message: string, detail?: string): void {
     const frame: ErrorFrame = { code, message, errorId: randomUUID() };
     this.ctx.log.warn({ errorId: frame.errorId, runId: this.ctx.session.runId, code }, `chat run ended with an error: ${detail ?? message}`);
-    this.write(id, 'error', frame);
-    this.finish();
+    this.finish(encodeFrame(id, 'error', frame));
   }
 
   private async pump(): Promise<void> {
@@ -116,8 +117,7 @@ export class ChatRelay {
             this.fail(step.seq, 'CHAT_NOT_STORED', 'the reply could not be stored; try again', (err as Error).message);
             return;
           }
-          this.write(step.seq, 'message', step.reply);
-          this.finish();
+          this.finish(encodeFrame(step.seq, 'message', step.reply));
           drain();
         } else if (step.kind === 'failed') {
           // The chat is public: what a node threw (hosts, queries, upstream bodies) stays in the

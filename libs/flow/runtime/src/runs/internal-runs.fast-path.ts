@@ -28,7 +28,7 @@ export function internalRunsFastPath(app: INestApplication, ctx: ServiceContext)
       res.setHeader('X-Run-Id', run.runId);
       res.setHeader('X-Version-Id', run.versionId);
       res.setHeader('X-Version-Hash', run.versionHash);
-      const sse = openRunStream(res);
+      const sse = openRunStream(res, { coalesce: true });
       const stop = await runs.follow(run.runId, 0, eventFilter(dto.events, (e) => sse.send(e)), () => sse.end());
       res.once('close', () => {
         sse.detach();

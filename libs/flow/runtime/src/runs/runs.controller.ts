@@ -97,21 +97,37 @@ export interface RunStream {
  * resumes exactly), with a keep-alive comment every KEEPALIVE_MS; works on a bare node:http
  * response (the internal runs fast path) as on Express's.
  */
-export function openRunStream(res: ServerResponse): RunStream {
+export function openRunStream(res: ServerResponse, options: { coalesce?: boolean } = {}): RunStream {
   res.statusCode = 200;
   res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
   res.setHeader('Cache-Control', 'no-cache, no-transform');
   res.setHeader('Connection', 'keep-alive');
   res.setHeader('X-Accel-Buffering', 'no');
-  res.flushHeaders();
+  // `coalesce` (a service reading the stream, not a person): the head leaves with the first event
+  // and the events of one tick (a finished run's replay, a terminal event and the end) in one write.
+  if (!options.coalesce) res.flushHeaders();
   const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
   let ended = false;
+  let corked = false;
+  const uncork = () => {
+    if (!corked) return; // end() uncorked already
+    corked = false;
+    res.uncork();
+  };
   return {
-    send: (e) => res.write(`id: ${e.seq}\nevent: ${e.type}\ndata: ${JSON.stringify(e.data ?? null)}\n\n`),
+    send: (e) => {
+      if (options.coalesce && !corked) {
+        corked = true;
+        res.cork();
+        process.nextTick(uncork);
+      }
+      res.write(`id: ${e.seq}\nevent: ${e.type}\ndata: ${JSON.stringify(e.data ?? null)}\n\n`);
+    },
     end: () => {
       if (ended) return;
       ended = true;
       clearInterval(keepalive);
+      corked = false; // end() fully uncorks the socket
       res.end();
     },
     detach: () => clearInterval(keepalive),

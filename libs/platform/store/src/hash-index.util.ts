@@ -81,7 +81,10 @@ export function valueToken(v: unknown): IndexKey {
 
 // Compound keys are the JSON of their parts; JSON cannot tell NaN from Infinity, so those are spelled out.
 function compoundKey(parts: IndexKey[]): string {
-  return JSON.stringify(parts.map((p) => (typeof p === 'number' && !Number.isFinite(p) ? '\0n' + p : p)));
+  for (const p of parts) {
+    if (typeof p === 'number' && !Number.isFinite(p)) return JSON.stringify(parts.map((q) => (typeof q === 'number' && !Number.isFinite(q) ? '\0n' + q : q)));
+  }
+  return JSON.stringify(parts);
 }
 
 const NULL_KEY = '\0z';
@@ -93,12 +96,15 @@ export class HashIndex {
   readonly fields: string[];
   private readonly segs: string[][];
   private readonly single: string | undefined;
+  /** A compound index over top-level fields only. */
+  private readonly topLevel: boolean;
   private readonly map = new Map<IndexKey, Entry>();
 
   constructor(readonly def: IndexDefinition) {
     this.fields = Object.keys(def.keys);
     this.segs = this.fields.map(splitPath);
     this.single = this.fields.length === 1 && this.segs[0].length === 1 ? this.fields[0] : undefined;
+    this.topLevel = this.fields.length > 1 && this.segs.every((segs) => segs.length === 1);
   }
 
   /** The keys a document has in this index, or null when a sparse index leaves it out. */
@@ -108,6 +114,21 @@ export class HashIndex {
       const v = doc[this.single];
       if (v === undefined) return this.def.sparse ? null : [NULL_KEY];
       if (!Array.isArray(v)) return [valueToken(v)];
+    } else if (this.topLevel) {
+      // Fast path for a compound index of top-level scalars: one key, no fan-out to compute.
+      const tokens: IndexKey[] = new Array<IndexKey>(this.fields.length);
+      let present = false;
+      let scalars = true;
+      for (let i = 0; i < tokens.length; i++) {
+        const v = doc[this.fields[i]];
+        if (Array.isArray(v)) {
+          scalars = false;
+          break;
+        }
+        if (v !== undefined) present = true;
+        tokens[i] = valueToken(v);
+      }
+      if (scalars) return !present && this.def.sparse ? null : [compoundKey(tokens)];
     }
     let present = false;
     const perField: IndexKey[][] = this.segs.map((segs) => {

@@ -472,6 +472,23 @@ export function storeContract(harness: ContractHarness): void {
       expect(await c.countDocuments({ slug: 'home' })).toBe(2);
     });
 
+    it('keeps compound indexes with missing fields and arrays right (sparse, unique, multikey)', async () => {
+      const c = fresh<{ _id: string; a?: string; b?: string | string[]; n?: number }>();
+      await c.createIndex({ keys: { a: 1, b: 1 }, unique: true, sparse: true });
+      await c.insertMany([{ _id: 'none1' }, { _id: 'none2' }, { _id: 'a-only', a: 'x' }, { _id: 'multi', a: 'y', b: ['p', 'q'] }]);
+      await expect(c.insertOne({ a: 'x' })).rejects.toBeInstanceOf(DuplicateKeyError);
+      await expect(c.insertOne({ a: 'y', b: 'q' })).rejects.toBeInstanceOf(DuplicateKeyError);
+      await c.insertOne({ _id: 'yr', a: 'y', b: 'r' });
+      expect(ids(await c.find({ a: 'y', b: 'p' }))).toEqual(['multi']);
+      expect(ids(await c.find({ a: 'x', b: null }))).toEqual(['a-only']);
+      await c.updateOne({ _id: 'multi' }, { $set: { b: 'p' } });
+      await c.insertOne({ _id: 'yq', a: 'y', b: 'q' });
+      expect(ids(await c.find({ a: 'y', b: 'q' }))).toEqual(['yq']);
+      await c.updateOne({ _id: 'none1' }, { $set: { n: 1 } });
+      await c.insertOne({ _id: 'none3' });
+      expect(await c.countDocuments({ a: null, b: null })).toBe(3);
+    });
+
     it('lets a sparse unique index hold many documents without the field, unlike a non-sparse one', async () => {
       const sparse = fresh<{ _id: string; code?: string }>();
       await sparse.createIndex({ keys: { code: 1 }, unique: true, sparse: true });

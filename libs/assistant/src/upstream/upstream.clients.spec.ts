@@ -137,4 +137,27 @@ describe('UpstreamClients run streams', () => {
       await srv.close();
     }
   });
+
+  it('aborts through the response (the chat path, no AbortSignal): the reader gets an AbortError with the reason', async () => {
+    let closed!: () => void;
+    const gone = new Promise<void>((r) => (closed = r));
+    const srv = await server((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'x-run-id': 'r1' });
+      res.write('id: 1\nevent: run.started\ndata: {}\n\n');
+      res.once('close', () => closed());
+    });
+    try {
+      up = clientsFor(srv.base);
+      const opened = await up.startRun(run);
+      const reason = new Error('drained');
+      const read = (async () => {
+        for await (const _ of opened.response.body) opened.response.abort(reason);
+      })();
+      await expect(read).rejects.toMatchObject({ name: 'AbortError', cause: reason });
+      await gone;
+    } finally {
+      await srv.close();
+    }
+  });
 });

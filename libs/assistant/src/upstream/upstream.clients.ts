@@ -36,6 +36,8 @@ export interface StreamedResponse {
   status: number;
   headers: { get(name: string): string | null };
   body: AsyncIterable<Uint8Array>;
+  /** Stops the stream: the body's reader gets an AbortError whose cause is `reason`. */
+  abort(reason: Error): void;
 }
 
 /** A run's event stream, opened: its ids and the response whose body is the SSE stream. */
@@ -169,7 +171,7 @@ export class UpstreamClients implements OnApplicationShutdown {
       }
       throw new UpstreamError('flow-runtime', status, parsed);
     }
-    return { status, headers: { get: (name) => headerValue(head.headers[name.toLowerCase()]) }, body: res };
+    return { status, headers: { get: (name) => headerValue(head.headers[name.toLowerCase()]) }, body: res, abort: (reason) => res.abort(reason) };
   }
 
   /** The pool of a base URL's origin, and the base URL's path to put before a route. */
@@ -196,9 +198,9 @@ function headerValue(v: string | string[] | undefined): string | null {
   return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
 }
 
-/** The error a request aborted by `signal` ends with, as node:http gives it. */
-function abortError(signal: AbortSignal): Error {
-  return Object.assign(new Error('The operation was aborted', { cause: signal.reason }), { name: 'AbortError', code: 'ABORT_ERR' });
+/** The error a request aborted for `reason` ends with, as node:http gives it. */
+function abortError(reason: unknown): Error {
+  return Object.assign(new Error('The operation was aborted', { cause: reason }), { name: 'AbortError', code: 'ABORT_ERR' });
 }
 
 /**
@@ -226,7 +228,7 @@ class StreamingResponse implements Dispatcher.DispatchHandler, AsyncIterable<Uin
     this.controller = controller;
     const signal = this.signal;
     if (!signal || this.unlisten) return;
-    const onAbort = () => controller.abort(abortError(signal));
+    const onAbort = () => controller.abort(abortError(signal.reason));
     if (signal.aborted) onAbort();
     else {
       signal.addEventListener('abort', onAbort, { once: true });
@@ -254,6 +256,13 @@ class StreamingResponse implements Dispatcher.DispatchHandler, AsyncIterable<Uin
     this.unlisten?.();
     this.settleHead.reject(err);
     this.wakeReader();
+  }
+
+  /** Aborts the request (a no-op once the response has ended or failed). */
+  abort(reason: Error): void {
+    if (this.ended || this.error) return;
+    if (this.controller) this.controller.abort(abortError(reason));
+    else this.onResponseError(undefined, abortError(reason));
   }
 
   private wakeReader(): void {

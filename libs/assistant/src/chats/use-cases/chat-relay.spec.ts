@@ -1,5 +1,5 @@
 import type { Logger } from '@nestjs/common';
-import { ChatRelay } from './chat-relay';
+import { ChatRelay, StreamStop } from './chat-relay';
 
 const frame = (id: number, event: string, data: unknown) => new TextEncoder().encode(`id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
 
@@ -78,5 +78,31 @@ describe('ChatRelay', () => {
       jest.useRealTimers();
       release();
     }
+  });
+
+  it('stops a run that outlives ASSISTANT_RUN_TIMEOUT_MS through its StreamStop and ends with RUN_TIMEOUT', async () => {
+    let fail!: (e: Error) => void;
+    const broken = new Promise<never>((_r, reject) => (fail = reject));
+    async function* body(): AsyncGenerator<Uint8Array> {
+      yield frame(1, 'run.started', { versionId: 'v1' });
+      await broken;
+    }
+    const reasons: string[] = [];
+    const stop = new StreamStop((reason) => {
+      reasons.push(reason.message);
+      fail(Object.assign(new Error('aborted', { cause: reason }), { name: 'AbortError' }));
+    });
+    const log = { warn: jest.fn() } as unknown as Logger;
+    const relay = new ChatRelay(body(), stop, { session: { sessionId: 'session-1', runId: 'r1', flowId: 'f', variant: 'stable' }, startedAt: Date.now(), timeoutMs: 30, log, storeReply: async () => undefined });
+    const out: string[] = [];
+    let ended = false;
+    await relay.run({ write: (t) => void out.push(t), end: (last) => ((ended = true), last !== undefined && out.push(last)) });
+    expect(reasons).toEqual(['timeout']);
+    expect(stop.signal).toMatchObject({ aborted: true });
+    expect(ended).toBe(true);
+    expect(out[0]).toContain('event: session');
+    expect(out[1]).toMatch(/^id: 2\nevent: error\ndata: \{"code":"RUN_TIMEOUT"/);
+    stop.abort(new Error('again'));
+    expect(reasons).toEqual(['timeout']);
   });
 });

@@ -13,6 +13,29 @@ export interface FrameSink {
   end(last?: string): void;
 }
 
+/** What the relay needs to stop the run's stream: an AbortController, or a StreamStop. */
+export interface RelayAbort {
+  abort(reason: Error): void;
+  readonly signal: { readonly aborted: boolean; readonly reason?: unknown };
+}
+
+/**
+ * Stops one stream without an AbortController: the signal's EventTarget, listener and clean-up
+ * cost a chat more than the rest of its stop logic (profiled), and the relay only ever aborts.
+ */
+export class StreamStop implements RelayAbort {
+  readonly signal: { aborted: boolean; reason?: unknown } = { aborted: false };
+
+  constructor(private readonly stop: (reason: Error) => void) {}
+
+  abort(reason: Error): void {
+    if (this.signal.aborted) return;
+    this.signal.aborted = true;
+    this.signal.reason = reason;
+    this.stop(reason);
+  }
+}
+
 /** What the relay needs from its chat. */
 export interface RelayContext {
   session: Omit<SessionFrame, 'versionId'> & { versionId?: string };
@@ -38,7 +61,7 @@ export class ChatRelay {
 
   constructor(
     private readonly body: AsyncIterable<Uint8Array>,
-    private readonly abort: AbortController,
+    private readonly abort: RelayAbort,
     private readonly ctx: RelayContext,
   ) {}
 

@@ -10,7 +10,7 @@ import { VariantResolver } from '../../upstream/variant-resolver';
 import { CHAT_RUN_EVENTS } from '../domain/chat-frames';
 import { chatExpiry, type ChatMessage, SESSION_ID_PATTERN } from '../domain/chat.entity';
 import { ChatRepository } from '../persistence/chat.repository';
-import { ChatRelay } from './chat-relay';
+import { ChatRelay, StreamStop } from './chat-relay';
 
 /** A chat message as the route received it (shape checked by the DTO). */
 export interface SendMessageInput {
@@ -105,7 +105,6 @@ export class SendMessageUseCase {
     const expiresAt = chatExpiry(now, env.ASSISTANT_CHAT_TTL_DAYS);
     const chat = fresh ? await this.chats.startNew(stamp, turn, expiresAt, now) : await this.chats.appendLive(stamp, turn, expiresAt, now);
     const history = chat.messages.slice(-(env.ASSISTANT_HISTORY_TURNS + 1)).map((m) => ({ role: m.role, content: m.content }));
-    const abort = new AbortController();
     let opened;
     try {
       opened = await this.upstream.startRun(
@@ -117,7 +116,6 @@ export class SendMessageUseCase {
           startedBy: input.userId ? `user:${input.userId}` : 'assistant:anonymous',
           events: CHAT_RUN_EVENTS,
         },
-        abort.signal,
       );
     } catch (e) {
       await this.chats.withdraw(sessionId, now).catch(() => undefined);
@@ -125,7 +123,7 @@ export class SendMessageUseCase {
     }
     const { runId, versionId, versionHash, response } = opened;
     await this.chats.addRun(sessionId, runId, chat.versionHash ? undefined : versionHash);
-    const relay = new ChatRelay(response.body!, abort, {
+    const relay = new ChatRelay(response.body, new StreamStop((reason) => response.abort(reason)), {
       session: { sessionId, runId, flowId: variant.flowId, versionId, variant: variant.label },
       startedAt,
       timeoutMs: env.ASSISTANT_RUN_TIMEOUT_MS,

@@ -199,9 +199,11 @@ describe('ProfileResolverModule in a service', () => {
     expect(await missing.json()).toMatchObject({ statusCode: 404, message: 'profile not found: llm/llm-chat/nope' });
   });
 
-  it('subscribes with the host group, and invalidates the caches of both services on one write', async () => {
+  it('subscribes with a group per service and host, and invalidates the caches of both services on one write', async () => {
+    // Per service: services in separate processes on one host (split mode on a laptop) sharing one
+    // group would split the partitions between them, and each joining process would rebalance the rest.
     const groups = (await bus.stats()).consumers.filter((c) => c.topic === Topics.ProfilesUpdated).map((c) => c.groupId);
-    expect(new Set(groups)).toEqual(new Set(['profiles-invalidator-one-box']));
+    expect(new Set(groups)).toEqual(new Set(['profiles-invalidator-alpha-one-box', 'profiles-invalidator-beta-one-box']));
     for (const s of services) await fetch(`${s.url}/api/v1/resolved/p2`);
     const before = reads.length;
     for (const s of services) expect(await (await fetch(`${s.url}/api/v1/resolved/p2`)).json()).toEqual({ model: 'v1' });

@@ -33,7 +33,7 @@ export const PROFILE_CACHE_TTL_WITHOUT_BUS_MS = 30_000;
 
 const PROFILE_RESOLVER_OPTIONS = Symbol('PROFILE_RESOLVER_OPTIONS');
 
-/** Builds the service's resolver: profiles client with the service token, the service's bus, this host's group. */
+/** Builds the service's resolver: profiles client with the service token, the service's bus, this service's group on this host. */
 export function createProfileResolver(
   ctx: ServiceContext,
   clients: ServiceClients,
@@ -42,7 +42,9 @@ export function createProfileResolver(
   return new ProfileResolver({
     client: clients.for('profiles', options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     bus: ctx.bus,
-    hostname: options.hostname ?? (ctx.env.HOSTNAME || osHostname()),
+    // The group is per service and host: services sharing one host (split mode on a laptop) would
+    // otherwise split the invalidations between them, and each joining service would rebalance the others.
+    hostname: options.hostname ?? `${ctx.name}-${ctx.env.HOSTNAME || osHostname()}`,
     ttlMs: options.ttlMs ?? (ctx.bus ? undefined : PROFILE_CACHE_TTL_WITHOUT_BUS_MS),
   });
 }

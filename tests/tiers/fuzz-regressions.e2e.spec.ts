@@ -50,6 +50,15 @@ describe('fuzzing tier findings, replayed', () => {
     }
   });
 
+  it('deployment labels of null answer 400 naming labels, on create and on PATCH', async () => {
+    const patch = await call(`${api}/deployments/%20%F0%AF%A4%90`, { method: 'PATCH', bearer: admin, ...json({ name: 's42rs-75', kind: 'subscriber', disabled: false, labels: null }) });
+    expect(patch.status).toBe(400);
+    expect(patch.body).toMatchObject({ statusCode: 400, code: 'VALIDATION_FAILED', details: [expect.objectContaining({ field: 'labels' })] });
+    const create = await call(`${api}/deployments`, { method: 'POST', bearer: admin, ...json({ name: 'null-labels', kind: 'subscriber', flowId: 'fuzz-publish', labels: null }) });
+    expect(create.status).toBe(400);
+    expect(create.body).toMatchObject({ details: expect.arrayContaining([expect.objectContaining({ field: 'labels' })]) });
+  });
+
   it('a handoff request with a lone surrogate in its e-mail answers 400 naming the field', async () => {
     const res = await call(`${api}/assistant/handoff`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"sessionId":"fuzz-session-1","email":"\\ud800x@example.com"}' });
     expect(res.status).toBe(400);

@@ -82,7 +82,8 @@ export class CreateDeploymentDto {
   disabled?: boolean;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' }, example: { 'x-route': 'POST /orders', 'tag:shop': '' } })
-  @IsOptional()
+  // null is not "absent" here: only an object of strings (or nothing) is a set of labels.
+  @ValidateIf((_, v) => v !== undefined)
   @IsStringRecord()
   labels?: Record<string, string>;
 
@@ -126,7 +127,8 @@ export class PatchDeploymentDto {
   disabled?: boolean;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } })
-  @IsOptional()
+  // null is not "absent" here: only an object of strings (or nothing) is a set of labels.
+  @ValidateIf((_, v) => v !== undefined)
   @IsStringRecord()
   labels?: Record<string, string>;
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { DEV_JWT_SECRET, mintToken } from '@flowplane/platform/auth';
+import { adminBearer, commandTimeout, gatewayUrl, list, Progress, startTimeCap, usageFailure } from './shared/translate-command';
+
+export { parseDuration } from './shared/translate-command';
 
 /**
  * content-translate: machine-translates the ready pages and fragments of a running platform into
@@ -47,47 +49,8 @@ interface RunAnswer {
   usage?: { calls?: number; totalTokens?: number; costUsd?: number };
 }
 
-const DEFAULT_TIMEOUT_MS = 5 * 60_000;
 
-function fail(message: string): never {
-  process.stderr.write(`${message}\n\n${usage}\n`);
-  process.exit(2);
-}
-
-/** A duration: `90s`, `5m`, `1h`, `250ms`, or a plain number of milliseconds; 0 means none. Undefined when unreadable. */
-export function parseDuration(text: string): number | undefined {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/i.exec(text);
-  if (!m) return undefined;
-  const unit = (m[2] ?? 'ms').toLowerCase();
-  const factor = unit === 'h' ? 3_600_000 : unit === 'm' ? 60_000 : unit === 's' ? 1000 : 1;
-  return Math.round(Number(m[1]) * factor);
-}
-
-/** A comma-separated list, trimmed, blanks dropped. */
-function list(text: string | undefined): string[] | undefined {
-  if (text === undefined) return undefined;
-  const items = text.split(',').map((s) => s.trim()).filter(Boolean);
-  return items.length ? [...new Set(items)] : undefined;
-}
-
-/** A bar on a terminal (one line redrawn), plain lines otherwise (logs, CI). */
-class Progress {
-  private readonly tty = Boolean(process.stderr.isTTY);
-  private readonly started = Date.now();
-
-  update(done: number, total: number, note = ''): void {
-    const width = 30;
-    const filled = total > 0 ? Math.min(width, Math.round((done / total) * width)) : width;
-    const seconds = (Date.now() - this.started) / 1000;
-    const line = `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total} translations  ${seconds.toFixed(1)} s${note ? `  ${note}` : ''}`;
-    if (this.tty) process.stderr.write(`\r${line}\u001b[K`);
-    else process.stderr.write(`${line}\n`);
-  }
-
-  end(): void {
-    if (this.tty) process.stderr.write('\n');
-  }
-}
+const fail: (message: string) => never = usageFailure(usage);
 
 async function main(): Promise<void> {
   let parsed;
@@ -122,22 +85,11 @@ async function main(): Promise<void> {
   if (args.locales !== undefined && !locales) fail('--locales needs at least one locale code');
   const batch = args.batch === undefined ? undefined : Number(args.batch);
   if (batch !== undefined && (!Number.isInteger(batch) || batch < 1)) fail('--batch needs a whole number of at least 1');
-  const timeoutText = process.env.CLI_TIMEOUT?.trim();
-  const timeoutMs = timeoutText ? parseDuration(timeoutText) : DEFAULT_TIMEOUT_MS;
-  if (timeoutMs === undefined) fail(`CLI_TIMEOUT ${JSON.stringify(timeoutText)} is not a duration such as 90s, 5m, 1h or a number of milliseconds`);
-  const base = (args['base-url'] ?? process.env.FLOWPLANE_URL ?? 'http://localhost:8080').replace(/\/+$/, '');
+  const timeoutMs = commandTimeout(fail);
+  const base = gatewayUrl(args['base-url']);
 
-  let bearer = process.env.FLOWPLANE_TOKEN?.trim();
-  if (!bearer) {
-    const secret = process.env.AUTH_JWT_SECRET || DEV_JWT_SECRET;
-    if (!process.env.AUTH_JWT_SECRET) process.stderr.write('note: FLOWPLANE_TOKEN and AUTH_JWT_SECRET are not set; using a token signed with the development secret\n');
-    bearer = await mintToken(secret, { sub: 'content-translate', perms: ['admin:access'], ttl: '1h' });
-  }
-
-  // The time cap covers the whole command: the call in flight is aborted when it is reached.
-  const cap = new AbortController();
-  const capTimer = timeoutMs > 0 ? setTimeout(() => cap.abort(), timeoutMs) : undefined;
-  capTimer?.unref();
+  const bearer = await adminBearer('content-translate');
+  const cap = startTimeCap(timeoutMs);
 
   const body = {
     ...(pages ? { pages } : {}),
@@ -155,7 +107,7 @@ async function main(): Promise<void> {
   let stalled = false;
   let remaining = 0;
   let calls = 0;
-  const progress = new Progress();
+  const progress = new Progress('translations');
 
   for (;;) {
     let answer: RunAnswer;
@@ -213,7 +165,7 @@ async function main(): Promise<void> {
       // Keep the failures as reported.
     }
   }
-  if (capTimer) clearTimeout(capTimer);
+  cap.stop();
   progress.end();
 
   if (args['dry-run']) {

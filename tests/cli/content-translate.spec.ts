@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
+import { type CliResult, runCli } from '../support/cli';
 import { call, json, TEST_SECRET, testEnv, token } from '../support/http';
 
 /**
@@ -13,15 +13,8 @@ import { call, json, TEST_SECRET, testEnv, token } from '../support/http';
 const root = path.resolve(__dirname, '../..');
 const bin = path.join(root, 'dist/apps/cli/src/content-translate.js');
 
-function translate(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, FLOWPLANE_TOKEN: '', CLI_TIMEOUT: '', ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+function translate(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return runCli(bin, args, env);
 }
 
 describe('content-translate', () => {

@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
 import { parseDuration } from '../../apps/cli/src/i18n-translate';
+import { type CliResult, runCli } from '../support/cli';
 import { call, json, TEST_SECRET, testEnv, token } from '../support/http';
 
 /**
@@ -16,16 +16,8 @@ import { call, json, TEST_SECRET, testEnv, token } from '../support/http';
 const root = path.resolve(__dirname, '../..');
 const bin = path.join(root, 'dist/apps/cli/src/i18n-translate.js');
 
-/** Runs the CLI without blocking the event loop (the platform serves it from this process). */
-function translate(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, FLOWPLANE_TOKEN: '', CLI_TIMEOUT: '', ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+function translate(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return runCli(bin, args, env);
 }
 
 describe('CLI_TIMEOUT durations', () => {

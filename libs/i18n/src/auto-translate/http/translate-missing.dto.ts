@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsBoolean, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { LOCALE_CODE_PATTERN } from '../../locales/domain/locale.entity';
 import { IsNamespace, MAX_KEY_LENGTH, NO_CONTROL_CHARS } from '../../shared/i18n-fields';
+import { TranslationUsageDto } from '../../shared/translation-usage.dto';
 
 /** Body of `POST /admin/i18n/translations/translate-missing`; an empty object is valid. */
 export class TranslateMissingDto {
@@ -68,23 +69,6 @@ export class FailedCellDto {
 
   @ApiProperty()
   reason!: string;
-}
-
-export class TranslationUsageDto {
-  @ApiProperty({ description: 'Model calls, retries included.' })
-  calls!: number;
-
-  @ApiProperty()
-  promptTokens!: number;
-
-  @ApiProperty()
-  completionTokens!: number;
-
-  @ApiProperty()
-  totalTokens!: number;
-
-  @ApiProperty({ description: 'USD; 0 when unknown or on the local provider.' })
-  costUsd!: number;
 }
 
 /** Answer of `POST /admin/i18n/translations/translate-missing`. */

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, Min } from 'class-validator';
 import { LOCALE_CODE_PATTERN } from '../../locales/domain/locale.entity';
 import { FRAGMENT_KEY_MAX, FRAGMENT_KEY_PATTERN, SLUG_MAX, SLUG_PATTERN } from '../domain/content.entity';
+import { TranslationUsageDto } from '../../shared/translation-usage.dto';
 
 /** Body of `POST /admin/content/translations/run`; an empty object translates every ready record into every active locale. */
 export class ContentTranslateRunDto {
@@ -76,14 +77,6 @@ export class ContentSkippedDto {
   reason!: string;
 }
 
-export class UsageDto {
-  @ApiProperty() calls!: number;
-  @ApiProperty() promptTokens!: number;
-  @ApiProperty() completionTokens!: number;
-  @ApiProperty() totalTokens!: number;
-  @ApiProperty() costUsd!: number;
-}
-
 export class ContentTranslateReportDto {
   @ApiProperty({ description: '(unit, locale) translations written live (on a dry run: that would be made).' })
   translated!: number;
@@ -113,8 +106,8 @@ export class ContentTranslateReportDto {
   @ApiProperty({ description: 'Translations reused from identical source text already translated for the locale (no model call, outside the budget).' })
   memoryHits!: number;
 
-  @ApiProperty({ type: UsageDto })
-  usage!: UsageDto;
+  @ApiProperty({ type: TranslationUsageDto })
+  usage!: TranslationUsageDto;
 
   @ApiPropertyOptional()
   dryRun?: boolean;

@@ -4,6 +4,7 @@ import { ReadinessRegistry } from '@flowplane/platform/health';
 import { ServiceClients } from '@flowplane/platform/service';
 import { I18nConfig } from '../../i18n.config';
 import { I18nNodeRegistrar } from '../../nodes/i18n-node.registrar';
+import { seedScheduleEntry } from '../../shared/seed-schedule';
 import { decideSeed, type StoredFlowRef } from './flow-seed-decision';
 import { I18N_FLOW_TEMPLATES, TRANSLATE_SWEEP_SCHEDULE } from './translation-flow-templates';
 
@@ -134,23 +135,7 @@ export class TranslationFlowsSeeder implements OnApplicationBootstrap, OnApplica
   private async seedSchedule(): Promise<SeedPass['schedule']> {
     const cron = this.config.translateSweepCron.trim();
     if (!cron) return 'not seeded (I18N_TRANSLATE_SWEEP_CRON is empty)';
-    try {
-      const r = await this.clients
-        .for('flow-runtime', { timeoutMs: 10_000, retries: 0 })
-        .post<{ inserted: string[]; existing: string[] }>('/internal/schedules/seed', { entries: [{ id: TRANSLATE_SWEEP_SCHEDULE, cron, topic: Topics.I18nTranslateSweep, payload: {}, enabled: true }] });
-      if (r.inserted.includes(TRANSLATE_SWEEP_SCHEDULE)) {
-        this.log.log(`scheduler entry ${TRANSLATE_SWEEP_SCHEDULE} seeded (${cron} UTC)`);
-        return 'inserted';
-      }
-      return 'existing';
-    } catch (e) {
-      // A cron flow-runtime refuses will not get better by retrying: say so once and stay ready.
-      if (e instanceof ServiceCallError && e.status === 400) {
-        this.log.error(`scheduler entry ${TRANSLATE_SWEEP_SCHEDULE} not seeded: I18N_TRANSLATE_SWEEP_CRON ${JSON.stringify(cron)} was refused: ${e.remoteMessage ?? e.message}`);
-        return 'refused';
-      }
-      throw e;
-    }
+    return seedScheduleEntry(this.clients, this.log, { id: TRANSLATE_SWEEP_SCHEDULE, cron, topic: Topics.I18nTranslateSweep, cronVariable: 'I18N_TRANSLATE_SWEEP_CRON' });
   }
 }
 

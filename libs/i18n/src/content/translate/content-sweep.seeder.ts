@@ -1,8 +1,9 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, Optional } from '@nestjs/common';
-import { ServiceCallError, Topics } from '@flowplane/contracts';
+import { Topics } from '@flowplane/contracts';
 import { ReadinessRegistry } from '@flowplane/platform/health';
 import { ServiceClients } from '@flowplane/platform/service';
 import { I18nConfig } from '../../i18n.config';
+import { seedScheduleEntry } from '../../shared/seed-schedule';
 import { CONTENT_SWEEP_SCHEDULE } from './content-sweep';
 
 const MAX_RETRY_MS = 2_000;
@@ -60,23 +61,6 @@ export class ContentSweepScheduleSeeder implements OnApplicationBootstrap, OnApp
   /** One attempt: `inserted`, `existing` or `refused` (a cron flow-runtime will not take). Throws to be retried. */
   async execute(): Promise<'inserted' | 'existing' | 'refused'> {
     const cron = this.config.contentSweepCron.trim();
-    try {
-      const r = await this.clients
-        .for('flow-runtime', { timeoutMs: 10_000, retries: 0 })
-        .post<{ inserted: string[]; existing: string[] }>('/internal/schedules/seed', {
-          entries: [{ id: CONTENT_SWEEP_SCHEDULE, cron, topic: Topics.ContentTranslateSweep, payload: {}, enabled: true }],
-        });
-      if (r.inserted.includes(CONTENT_SWEEP_SCHEDULE)) {
-        this.log.log(`scheduler entry ${CONTENT_SWEEP_SCHEDULE} seeded (${cron} UTC)`);
-        return 'inserted';
-      }
-      return 'existing';
-    } catch (e) {
-      if (e instanceof ServiceCallError && e.status === 400) {
-        this.log.error(`scheduler entry ${CONTENT_SWEEP_SCHEDULE} not seeded: CONTENT_TRANSLATE_SWEEP_CRON ${JSON.stringify(cron)} was refused: ${e.remoteMessage ?? e.message}`);
-        return 'refused';
-      }
-      throw e;
-    }
+    return seedScheduleEntry(this.clients, this.log, { id: CONTENT_SWEEP_SCHEDULE, cron, topic: Topics.ContentTranslateSweep, cronVariable: 'CONTENT_TRANSLATE_SWEEP_CRON' });
   }
 }

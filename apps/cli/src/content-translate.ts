@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-import { parseArgs } from 'node:util';
-import { adminBearer, commandTimeout, gatewayUrl, list, Progress, startTimeCap, usageFailure } from './shared/translate-command';
+import { adminBearer, commandTimeout, gatewayUrl, list, parseCommandArgs, Progress, startTimeCap, usageFailure } from './shared/translate-command';
 
 export { parseDuration } from './shared/translate-command';
 
@@ -53,30 +52,20 @@ interface RunAnswer {
 const fail: (message: string) => never = usageFailure(usage);
 
 async function main(): Promise<void> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      options: {
-        pages: { type: 'string' },
-        fragments: { type: 'string' },
-        locales: { type: 'string' },
-        force: { type: 'boolean', default: false },
-        'dry-run': { type: 'boolean', default: false },
-        batch: { type: 'string' },
-        'base-url': { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      strict: true,
-      allowPositionals: false,
-    });
-  } catch (e) {
-    fail((e as Error).message);
-  }
-  const args = parsed.values;
-  if (args.help) {
-    process.stdout.write(usage + '\n');
-    return;
-  }
+  const args = parseCommandArgs(
+    {
+      pages: { type: 'string' },
+      fragments: { type: 'string' },
+      locales: { type: 'string' },
+      force: { type: 'boolean', default: false },
+      'dry-run': { type: 'boolean', default: false },
+      batch: { type: 'string' },
+      'base-url': { type: 'string' },
+    },
+    usage,
+    fail,
+  );
+  if (!args) return;
   const pages = list(args.pages);
   if (args.pages !== undefined && !pages) fail('--pages needs at least one slug');
   const fragments = list(args.fragments);

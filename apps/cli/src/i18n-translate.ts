@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-import { parseArgs } from 'node:util';
-import { adminBearer, commandTimeout, gatewayUrl, list, Progress, startTimeCap, usageFailure } from './shared/translate-command';
+import { adminBearer, commandTimeout, gatewayUrl, list, parseCommandArgs, Progress, startTimeCap, usageFailure } from './shared/translate-command';
 
 export { parseDuration } from './shared/translate-command';
 
@@ -69,32 +68,22 @@ interface Totals {
 }
 
 async function main(): Promise<void> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      options: {
-        prefix: { type: 'string' },
-        keys: { type: 'string' },
-        ns: { type: 'string' },
-        locales: { type: 'string' },
-        overwrite: { type: 'boolean', default: false },
-        'include-protected': { type: 'boolean', default: false },
-        review: { type: 'boolean', default: false },
-        'dry-run': { type: 'boolean', default: false },
-        'base-url': { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      strict: true,
-      allowPositionals: false,
-    });
-  } catch (e) {
-    fail((e as Error).message);
-  }
-  const args = parsed.values;
-  if (args.help) {
-    process.stdout.write(usage + '\n');
-    return;
-  }
+  const args = parseCommandArgs(
+    {
+      prefix: { type: 'string' },
+      keys: { type: 'string' },
+      ns: { type: 'string' },
+      locales: { type: 'string' },
+      overwrite: { type: 'boolean', default: false },
+      'include-protected': { type: 'boolean', default: false },
+      review: { type: 'boolean', default: false },
+      'dry-run': { type: 'boolean', default: false },
+      'base-url': { type: 'string' },
+    },
+    usage,
+    fail,
+  );
+  if (!args) return;
   if (args['include-protected'] && !args.overwrite) fail('--include-protected needs --overwrite');
   const keys = list(args.keys);
   if (args.keys !== undefined && !keys) fail('--keys needs at least one key');

@@ -1,3 +1,4 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { DEV_JWT_SECRET, mintToken } from '@flowplane/platform/auth';
 
 /** What the translate commands (i18n-translate, content-translate) share: options, the time cap, the token, the progress bar. */
@@ -10,6 +11,29 @@ export function usageFailure(usage: string): (message: string) => never {
     process.stderr.write(`${message}\n\n${usage}\n`);
     process.exit(2);
   };
+}
+
+type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig['options']>;
+
+/** What parseArgs reads for `options` (strict, no positionals). */
+type CommandOptions<O extends ParseArgsOptionsConfig> = ReturnType<typeof parseArgs<{ options: O; strict: true; allowPositionals: false }>>['values'];
+
+/**
+ * The command's options (strict, no positionals; an unknown or malformed one is a usage error).
+ * Undefined after --help, which prints the usage: the command then ends with exit code 0.
+ */
+export function parseCommandArgs<const O extends ParseArgsOptionsConfig>(options: O, usage: string, fail: (message: string) => never): CommandOptions<O> | undefined {
+  let parsed;
+  try {
+    parsed = parseArgs({ options: { ...options, help: { type: 'boolean', short: 'h', default: false } } as O, strict: true as const, allowPositionals: false as const });
+  } catch (e) {
+    fail((e as Error).message);
+  }
+  if ((parsed.values as { help?: boolean }).help) {
+    process.stdout.write(usage + '\n');
+    return undefined;
+  }
+  return parsed.values as CommandOptions<O>;
 }
 
 /** A duration: `90s`, `5m`, `1h`, `250ms`, or a plain number of milliseconds; 0 means none. Undefined when unreadable. */

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsBoolean, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { LOCALE_CODE_PATTERN } from '../../locales/domain/locale.entity';
 import { IsNamespace, MAX_KEY_LENGTH, NO_CONTROL_CHARS } from '../../shared/i18n-fields';
+import { TargetLocalesField } from '../../shared/target-locales.field';
 import { TranslationUsageDto } from '../../shared/translation-usage.dto';
 
 /** Body of `POST /admin/i18n/translations/translate-missing`; an empty object is valid. */
@@ -16,12 +16,7 @@ export class TranslateMissingDto {
   @IsBoolean()
   includeProtected?: boolean;
 
-  @ApiPropertyOptional({ type: [String], example: ['de', 'fr'], description: 'Locale codes; absent: every active locale but the source.' })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(100)
-  @IsString({ each: true })
-  @Matches(LOCALE_CODE_PATTERN, { each: true, message: 'each of locales must be a locale code (pl, pt-BR)' })
+  @TargetLocalesField()
   locales?: string[];
 
   @ApiPropertyOptional({ default: false, description: 'Run the review gate before writing.' })

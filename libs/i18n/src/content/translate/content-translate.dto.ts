@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, Min } from 'class-validator';
 import { LOCALE_CODE_PATTERN } from '../../locales/domain/locale.entity';
 import { FRAGMENT_KEY_MAX, FRAGMENT_KEY_PATTERN, SLUG_MAX, SLUG_PATTERN } from '../domain/content.entity';
+import { TargetLocalesField } from '../../shared/target-locales.field';
 import { TranslationUsageDto } from '../../shared/translation-usage.dto';
 
 /** Body of `POST /admin/content/translations/run`; an empty object translates every ready record into every active locale. */
@@ -24,12 +25,7 @@ export class ContentTranslateRunDto {
   @Matches(FRAGMENT_KEY_PATTERN, { each: true, message: 'each of fragments must be a fragment key (nav.main)' })
   fragments?: string[];
 
-  @ApiPropertyOptional({ type: [String], example: ['de', 'fr'], description: 'Locale codes; absent: every active locale but the source.' })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(100)
-  @IsString({ each: true })
-  @Matches(LOCALE_CODE_PATTERN, { each: true, message: 'each of locales must be a locale code (pl, pt-BR)' })
+  @TargetLocalesField()
   locales?: string[];
 
   @ApiPropertyOptional({ description: 'Translate every unit again, not only missing and stale ones.' })

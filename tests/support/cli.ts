@@ -20,3 +20,18 @@ export function runCli(bin: string, args: string[], env: Record<string, string> 
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });
 }
+
+/**
+ * What every command built on apps/cli/src/shared/translate-command.ts promises about its time cap
+ * and usage errors: CLI_TIMEOUT reached exits 1 saying so, an unknown option or an unreadable
+ * CLI_TIMEOUT exits 2. `run` runs the command with the given arguments and environment.
+ */
+export async function expectTimeCapAndUsageExits(run: (args: string[], env?: Record<string, string>) => Promise<CliResult>, baseUrl: string, env: Record<string, string>): Promise<void> {
+  const capped = await run(['--base-url', baseUrl], { ...env, CLI_TIMEOUT: '1ms' });
+  expect(capped.code).toBe(1);
+  expect(capped.stderr).toContain('stopped: CLI_TIMEOUT (1 ms) reached');
+  expect((await run(['--colour'])).code).toBe(2);
+  const badTimeout = await run([], { CLI_TIMEOUT: 'soon' });
+  expect(badTimeout.code).toBe(2);
+  expect(badTimeout.stderr).toContain('CLI_TIMEOUT "soon" is not a duration');
+}

@@ -1,19 +1,19 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-/** Model calls of one translation run, retries included (catalog fill and content translation). */
+/** Model calls of one translation operation, retries included (AI translate, review, catalog fill, content translation). */
 export class TranslationUsageDto {
-  @ApiProperty({ description: 'Model calls, retries included.' })
+  @ApiProperty({ example: 1, description: 'Model calls, retries included.' })
   calls!: number;
 
-  @ApiProperty()
+  @ApiProperty({ example: 180 })
   promptTokens!: number;
 
-  @ApiProperty()
+  @ApiProperty({ example: 40 })
   completionTokens!: number;
 
-  @ApiProperty()
+  @ApiProperty({ example: 220 })
   totalTokens!: number;
 
-  @ApiProperty({ description: 'USD; 0 when unknown or on the local provider.' })
+  @ApiProperty({ example: 0, description: 'USD when known here (0 when unknown or on the local provider); the usage ledger prices every call from its price table.' })
   costUsd!: number;
 }

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { LOCALE_CODE_PATTERN } from '../../locales/domain/locale.entity';
 import { IsLocaleCode, MAX_CONTEXT_LENGTH } from '../../shared/i18n-fields';
+import { TranslationUsageDto } from '../../shared/translation-usage.dto';
 
 /** Longest source of `POST /admin/ai/translate` (a long document goes one locale per call). */
 export const MAX_AI_TRANSLATE_TEXT = 50_000;
@@ -49,20 +50,6 @@ export class OmittedLocaleDto {
 
   @ApiProperty({ example: 'dropped closing </b> (after one retry)' })
   reason!: string;
-}
-
-/** Model calls of one operation, retries included. */
-export class TranslationUsageDto {
-  @ApiProperty({ example: 1 })
-  calls!: number;
-  @ApiProperty({ example: 180 })
-  promptTokens!: number;
-  @ApiProperty({ example: 40 })
-  completionTokens!: number;
-  @ApiProperty({ example: 220 })
-  totalTokens!: number;
-  @ApiProperty({ example: 0, description: 'USD when known here; the usage ledger prices every call from its price table.' })
-  costUsd!: number;
 }
 
 /** Answer of `POST /admin/ai/translate`: every locale asked for is in `translations` or in `omitted`. */

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { IsLocaleTextMap, IsMessageKey, IsNamespace, MAX_CONTEXT_LENGTH } from '../../shared/i18n-fields';
-import { TranslationUsageDto } from './ai-translate.dto';
+import { TranslationUsageDto } from '../../shared/translation-usage.dto';
 
 /** Most keys of one `POST /admin/i18n/translations/review` (Limits). */
 export const MAX_REVIEW_ITEMS = 40;

@@ -2,23 +2,10 @@ import { CellAddressDto } from '../../shared/cell-address.dto';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { I18nPageQueryDto } from '../../shared/page-query.dto';
 import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
-import { IsLocaleCode, IsMessageKey, IsMessageText, IsNamespace } from '../../shared/i18n-fields';
+import { IsLocaleCode, IsMessageText, IsNamespace } from '../../shared/i18n-fields';
 
 /** Body of `PUT /admin/i18n/messages`: create or update one message (provenance `human`). */
-export class PutMessageDto {
-  @ApiPropertyOptional({ example: 'checkout', description: 'Namespace; absent or empty is the default bucket.' })
-  @IsOptional()
-  @IsNamespace()
-  ns?: string;
-
-  @ApiProperty({ example: 'checkout.pay' })
-  @IsMessageKey()
-  key!: string;
-
-  @ApiProperty({ example: 'pl' })
-  @IsLocaleCode()
-  locale!: string;
-
+export class PutMessageDto extends CellAddressDto {
   @ApiProperty({ example: 'Zapłać {{.Amount}}', description: 'Text; may hold Go-template placeholders.' })
   @IsMessageText()
   @IsNotEmpty({ message: 'value must not be empty (DELETE removes a message)' })

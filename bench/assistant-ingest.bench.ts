@@ -1,5 +1,5 @@
 /**
- * Knowledge ingest and retrieval benchmark (issue 17), on a standalone platform with the offline
+ * Knowledge ingest and retrieval benchmark, on a standalone platform with the offline
  * `local-hash` embedder (768 dimensions) and the embedded HNSW backend:
  *
  * - ingest: chunks per second through POST /api/v1/admin/assistant/ingest (chunking, embedding in

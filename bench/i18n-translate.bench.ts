@@ -1,5 +1,5 @@
 /**
- * Automatic translation benchmark (issue 19): short catalog keys into 6 locales through the real
+ * Automatic translation benchmark: short catalog keys into 6 locales through the real
  * fill loop and engine (`POST /admin/i18n/translations/translate-missing` on a standalone
  * platform), the model an OpenAI-compatible HTTP stub (node:http) that answers
  * /v1/chat/completions after 100 ms with the JSON the engine asks for, for exactly the locales the

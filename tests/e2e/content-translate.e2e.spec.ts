@@ -3,7 +3,7 @@ import { type Standalone, startStandalone } from '../../apps/standalone/src/stan
 import { call, json, testEnv, token, until } from '../support/http';
 
 /**
- * Translation of localized content (issue 20, part B) through the gateway of `npm start`, on the
+ * Translation of localized content through the gateway of `npm start`, on the
  * `local` provider (deterministic pseudo-localization with a `[de] ` marker): the ready gate, a
  * page translated and read in German, a review-required page held then approved, a stale approve
  * refused then forced, the preview, and the sweep's three reasons with a quiet period and a budget.

@@ -10,7 +10,7 @@ interface Changed {
   source_changed: boolean;
 }
 
-/** Localized content (issue 20, part A): pages, fragments, legal pages and the sitemap through the gateway of `npm start`. */
+/** Localized content: pages, fragments, legal pages and the sitemap through the gateway of `npm start`. */
 describe('localized content: pages, fragments, legal pages, sitemap', () => {
   let platform: Standalone;
   let api: string;

@@ -58,7 +58,7 @@ export function replyOf(output: unknown, status: MessageFrame['status']): Messag
 /** The run event types `chatStepOf` reads: the only ones a chat asks flow-runtime to stream. */
 export const CHAT_RUN_EVENTS: readonly string[] = Object.freeze(['run.started', 'token', 'run.completed', 'run.rejected', 'run.failed', 'run.cancelled']);
 
-/** Maps one run event onto the chat stream (frame contract of issue 16). */
+/** Maps one run event onto the chat stream (the assistant frame contract). */
 export function chatStepOf(e: RunEventIn): ChatStep {
   const d = e.data ?? {};
   switch (e.type) {

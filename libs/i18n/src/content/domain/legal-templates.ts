@@ -1,7 +1,7 @@
 import type { LocaleMap } from './localized-text';
 
 /**
- * The legal pages seeded at start-up (issue 20, item 6). Their prose uses settings tokens, expanded
+ * The legal pages seeded at start-up. Their prose uses settings tokens, expanded
  * when read (`[[ site.name ]]`, `[[ site.support_email ]]`), and one rendered date inside
  * `<time datetime="…">`, the volatile part a re-seed leaves out of its comparison (rule 12).
  * English and Polish; other locales come from the translator, held for review.

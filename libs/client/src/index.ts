@@ -1,0 +1,2 @@
+// @flowplane/client: the browser and Node client kit of the platform.
+export {};

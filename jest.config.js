@@ -14,9 +14,9 @@ module.exports = {
   transform: {
     '^.+\\.ts$': ['@swc/jest', { ...swcOptions(), swcrc: false }],
     // ESM-only dependencies: Node 20 loads them with require(esm), Jest needs them as CommonJS.
-    '^.+/node_modules/(jose|@apidevtools|gettext-parser|@formatjs)/.+\\.js$': ['@swc/jest', { ...swcOptions(), swcrc: false, jsc: { ...swcOptions().jsc, parser: { syntax: 'ecmascript' } } }],
+    '^.+/node_modules/(jose|@apidevtools|gettext-parser|@formatjs|intl-messageformat)/.+\\.js$': ['@swc/jest', { ...swcOptions(), swcrc: false, jsc: { ...swcOptions().jsc, parser: { syntax: 'ecmascript' } } }],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(jose|@apidevtools|gettext-parser|@formatjs)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(jose|@apidevtools|gettext-parser|@formatjs|intl-messageformat)/)'],
   moduleNameMapper,
   setupFiles: ['reflect-metadata'],
   testTimeout: 30000,

@@ -1,2 +1,3 @@
 // @flowplane/client: the browser and Node client kit of the platform.
+export { $t, activeLocales, CatalogLoadError, clearFormatCache, configureI18n, createTranslator, formatMessage, i18n, setLanguage, type MessageParams, type PublicLocale, type Translator, type TranslatorOptions } from './i18n';
 export {};

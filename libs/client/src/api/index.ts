@@ -1,0 +1,10 @@
+export * from './client';
+export { CLIENT_SERVICES, type ClientServiceName } from './services';
+export type * as GatewayApi from './generated/gateway';
+export type * as FlowRuntimeApi from './generated/flow-runtime';
+export type * as DeploymentsApi from './generated/deployments';
+export type * as ProfilesApi from './generated/profiles';
+export type * as AssistantApi from './generated/assistant';
+export type * as I18nApi from './generated/i18n';
+export type * as SearchApi from './generated/search';
+export type * as HubApi from './generated/hub';

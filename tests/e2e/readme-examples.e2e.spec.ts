@@ -145,7 +145,7 @@ curl() {
   rm -f "$body"
 }
 npm() {
-  if [ "$1 $2 $4" = "run -s --" ] && { [ "$3" = token ] || [ "$3" = flowctl ] || [ "$3" = i18n-translate ] || [ "$3" = content-translate ]; }; then
+  if [ "$1 $2 $4" = "run -s --" ] && { [ "$3" = token ] || [ "$3" = flowctl ] || [ "$3" = i18n-translate ] || [ "$3" = i18n-extract ] || [ "$3" = content-translate ]; }; then
     local tool=$3; shift 4
     node ${JSON.stringify(path.join(root, 'dist/apps/cli/src'))}/$tool.js "$@"
   else

@@ -9,7 +9,9 @@ import { streamRun } from './run';
  * A real HTTP server that speaks the assistant's and the runs' SSE routes, with faults on demand:
  * it can drop the connection after some frames, refuse resumes, or hang.
  */
-const FRAMES = [
+type WireFrame = { id: number; event: string; data: unknown };
+
+const FRAMES: WireFrame[] = [
   { id: 1, event: 'session', data: { sessionId: 'sess-12345678', runId: 'run-1', flowId: 'assistant', versionId: 'assistant@v1', variant: 'stable' } },
   ...['Hel', 'lo', ', ', 'Ada'].map((chunk, i) => ({ id: i + 2, event: 'token', data: { chunk, index: i, nodeId: 'chat' } })),
   { id: 6, event: 'message', data: { content: 'Hello, Ada', sources: [{ title: 'Docs', url: 'https://example.com' }], actions: [], status: 'completed' } },
@@ -31,7 +33,7 @@ describe('streamChat and streamRun over a real SSE server', () => {
   const seen: Array<{ method: string; url: string; headers: IncomingMessage['headers']; body: string }> = [];
   const closed: string[] = [];
 
-  const write = (res: ServerResponse, f: (typeof FRAMES)[number]) => {
+  const write = (res: ServerResponse, f: WireFrame) => {
     const text = `id: ${f.id}\nevent: ${f.event}\ndata: ${JSON.stringify(f.data)}\n\n`;
     // Each frame in two writes: the client must join the halves.
     res.write(text.slice(0, 9));
@@ -46,7 +48,7 @@ describe('streamChat and streamRun over a real SSE server', () => {
     res.end(JSON.stringify({ statusCode: status, error: 'Refused', code, message: `refused: ${code}`, requestId: 'req-from-server', ...(status === 400 ? { details: [{ field: 'message', problems: ['too long'] }] } : {}) }));
   };
   /** Sends frames with a few ms between them, then drops, holds or ends. */
-  const stream = async (res: ServerResponse, frames: typeof FRAMES, end: 'drop' | 'end' | 'hold') => {
+  const stream = async (res: ServerResponse, frames: WireFrame[], end: 'drop' | 'end' | 'hold') => {
     for (const f of frames) {
       write(res, f);
       await new Promise((r) => setTimeout(r, 5));
@@ -100,7 +102,7 @@ describe('streamChat and streamRun over a real SSE server', () => {
     plan = { resumes: [] };
   });
 
-  const RUN_FRAMES = [
+  const RUN_FRAMES: WireFrame[] = [
     { id: 1, event: 'run.started', data: { versionId: 'hello@v1', input: {}, meta: {} } },
     { id: 2, event: 'node.started', data: { nodeId: 'start', kind: 'start', step: 1 } },
     { id: 3, event: 'node.completed', data: { nodeId: 'start', ports: ['out'], durationMs: 1 } },

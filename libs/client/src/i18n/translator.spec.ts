@@ -146,4 +146,25 @@ describe('the shared translator and setLanguage', () => {
       delete g.location;
     }
   });
+
+  it('where the page may not use cookies (an opaque origin throws SecurityError) it detects from <html lang> and switches without reload', async () => {
+    const g = globalThis as Record<string, unknown>;
+    const reload = jest.fn();
+    const refuse = () => {
+      throw new Error('SecurityError: access is denied for this document');
+    };
+    g.document = Object.defineProperty({ documentElement: { lang: 'en' } }, 'cookie', { get: refuse, set: refuse });
+    g.location = { reload };
+    try {
+      const tr = createTranslator({ baseUrl: base });
+      expect(tr.locale).toBe('en');
+      await tr.setLanguage('pl');
+      expect(reload).not.toHaveBeenCalled();
+      expect(tr.locale).toBe('pl');
+      expect(tr.t('cart.title')).toBe('Koszyk');
+    } finally {
+      delete g.document;
+      delete g.location;
+    }
+  });
 });

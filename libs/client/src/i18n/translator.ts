@@ -135,11 +135,11 @@ export function createTranslator(options: TranslatorOptions = {}): Translator {
       await load();
     },
     async setLanguage(code) {
-      if (browser.document && browser.location) {
-        browser.document.cookie = `lang=${encodeURIComponent(code)}; path=/; max-age=${LANG_COOKIE_MAX_AGE}; SameSite=Lax`;
+      if (browser.document && browser.location && writeLangCookie(code)) {
         browser.location.reload();
         return;
       }
+      // Outside a browser, or where the page may not keep cookies (a sandboxed or opaque origin).
       await translator.setLocale(code);
     },
     async activeLocales() {
@@ -177,8 +177,7 @@ function apiRoot(baseUrl: string): string {
  */
 export function detectLocale(): string {
   if (!browser.document) return '';
-  const cookie = browser.document.cookie ?? '';
-  const m = /(?:^|;\s*)lang=([^;]*)/.exec(cookie);
+  const m = /(?:^|;\s*)lang=([^;]*)/.exec(readCookies());
   if (m?.[1]) {
     try {
       return decodeURIComponent(m[1]);
@@ -187,4 +186,23 @@ export function detectLocale(): string {
     }
   }
   return browser.document.documentElement?.lang || browser.navigator?.language || '';
+}
+
+/** The page's cookies; '' where reading them is refused (a sandboxed or opaque origin throws SecurityError). */
+function readCookies(): string {
+  try {
+    return browser.document?.cookie ?? '';
+  } catch {
+    return '';
+  }
+}
+
+/** Sets the `lang` cookie (path /, SameSite=Lax, a year); false where the page may not write cookies. */
+function writeLangCookie(code: string): boolean {
+  try {
+    browser.document!.cookie = `lang=${encodeURIComponent(code)}; path=/; max-age=${LANG_COOKIE_MAX_AGE}; SameSite=Lax`;
+    return true;
+  } catch {
+    return false;
+  }
 }

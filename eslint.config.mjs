@@ -35,7 +35,7 @@ function boundaries(spec) {
 const services = ['gateway', 'flow-runtime', 'deployments', 'profiles', 'assistant', 'i18n', 'search', 'hub'];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.data/**', 'coverage/**', 'tools/kafka-mock/build/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
+  { ignores: ['dist/**', 'node_modules/**', '.data/**', 'coverage/**', 'tools/kafka-mock/build/**', 'libs/client/dist/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   { plugins: { '@nx': nx } },

@@ -102,7 +102,12 @@ export function createTranslator(options: TranslatorOptions = {}): Translator {
     }
     if (res.status === 304 && cached) return adopt(requested, cached);
     if (!res.ok) throw new CatalogLoadError(`catalog ${requested || '(default locale)'} answered ${res.status}`, res.status);
-    const body = (await res.json()) as { locale?: unknown; messages?: unknown };
+    let body: { locale?: unknown; messages?: unknown };
+    try {
+      body = ((await res.json()) ?? {}) as typeof body;
+    } catch (e) {
+      throw new CatalogLoadError(`catalog ${requested || '(default locale)'} is not JSON: ${(e as Error).message}`, res.status);
+    }
     const map = new Map<string, string>();
     if (body.messages && typeof body.messages === 'object') {
       for (const [k, v] of Object.entries(body.messages as Record<string, unknown>)) if (typeof v === 'string') map.set(k, v);

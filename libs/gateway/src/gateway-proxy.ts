@@ -6,6 +6,7 @@ import { type UpstreamService, UPSTREAM_SERVICES } from './gateway.env';
 import { DEFAULT_FORWARD_LIMITS, type ForwardLimits, HttpForwarder } from './http-forwarder';
 import { ROOT_ALIASES, serviceForApiPath, serviceForTopLevelPath, TOP_LEVEL_MOUNTS, type TopLevelMounts } from './route-table';
 import { UpgradeProxy } from './upgrade-proxy';
+import { isWidgetApiPath } from './widget-assets';
 
 /** Paths under /api/v1 the gateway answers itself (never proxied). */
 const OWN_PATHS = new Set(['/api/v1/health', '/api/v1/openapi.json', '/api/v1/asyncapi.yaml', '/api/v1/admin/system', '/api/v1/admin/system/bus-probe']);
@@ -22,6 +23,8 @@ export interface ProxyOptions {
   observe?: (req: IncomingMessage, res: ServerResponse) => void;
   /** CORS handler (the `cors` middleware) when cross-origin access is configured. */
   cors?: (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+  /** CORS handler of the chat widget's public API routes (`isWidgetApiPath`), when any origin may embed it. */
+  widgetCors?: (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
   /** Paths outside /api/v1 forwarded as they are (default: the hub at `/ws`). */
   mounts?: TopLevelMounts;
   /** Connection, stream and body limits (defaults as in GatewayEnv). */
@@ -133,7 +136,8 @@ export class GatewayProxy {
         else this.forward(req as ProxiedRequest, res, service, rewrite);
       });
     };
-    if (this.o.cors && req.headers.origin) this.o.cors(req, res, go);
+    const cors = this.o.widgetCors && isWidgetApiPath(path) ? this.o.widgetCors : this.o.cors;
+    if (cors && req.headers.origin) cors(req, res, go);
     else go();
     return true;
   }

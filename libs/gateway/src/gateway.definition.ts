@@ -13,6 +13,7 @@ import { GatewayProxy, parseByteSize } from './gateway-proxy';
 import { OpenApiAggregator } from './openapi-aggregator';
 import { applyServerTimeouts } from './server-timeouts';
 import { topLevelMounts } from './route-table';
+import { defaultWidgetDir, WidgetAssets, widgetCorsOrigin } from './widget-assets';
 
 const proxies = new WeakMap<object, GatewayProxy>();
 
@@ -47,10 +48,14 @@ export const gatewayDefinition: ServiceDefinition = {
     // Bearer tokens, not cookies: no credentialed CORS, so `*` cannot expose a user's session.
     const corsOptions = { origin: origins.includes('*') ? '*' : origins, exposedHeaders: CORS_EXPOSED_HEADERS, allowedHeaders: CORS_ALLOWED_HEADERS, maxAge: 600 };
     if (origins.length) app.enableCors(corsOptions);
+    type Cors = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+    const widgetOrigin = widgetCorsOrigin(c.WIDGET_ALLOWED_ORIGINS, origins);
+    const widgetCors = widgetOrigin ? (cors({ ...corsOptions, origin: widgetOrigin }) as Cors) : undefined;
     const metrics = app.get<HttpMetricsMiddleware>(HTTP_METRICS);
     const proxy = new GatewayProxy({
       observe: (req, res) => metrics(req as never, res as never, () => undefined),
-      cors: origins.length ? (cors(corsOptions) as (req: IncomingMessage, res: ServerResponse, next: () => void) => void) : undefined,
+      cors: origins.length ? (cors(corsOptions) as Cors) : undefined,
+      widgetCors,
       upstreams: upstreamUrls(c),
       timeoutMs: c.GATEWAY_UPSTREAM_TIMEOUT_MS,
       bodyLimitBytes: parseByteSize(c.HTTP_BODY_LIMIT),
@@ -72,6 +77,7 @@ export const gatewayDefinition: ServiceDefinition = {
     });
     proxies.set(app, proxy);
     app.use(proxy.middleware());
+    app.use(new WidgetAssets(defaultWidgetDir(), c.WIDGET_ALLOWED_ORIGINS).middleware());
     const aggregator = app.get(OpenApiAggregator);
     const operationId = (controller: string, method: string) => `gateway_${controller.replace(/Controller$/, '')}_${method}`;
     const own = () =>

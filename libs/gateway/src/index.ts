@@ -4,3 +4,4 @@ export * from './gateway.module';
 export * from './gateway-proxy';
 export * from './openapi-merge';
 export * from './route-table';
+export * from './widget-assets';

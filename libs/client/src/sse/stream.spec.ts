@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { FlowplaneApiError, StreamError } from '../errors';
@@ -116,7 +117,8 @@ describe('streamChat and streamRun over a real SSE server', () => {
   };
 
   it('streams typed frames with the session id, sending the message, bearer and request id', async () => {
-    const chat = await streamChat({ baseUrl: `${base}/api/v1/`, message: 'Hi', meta: { intent: 'chat' }, token: async () => 'tok-1', requestId: () => 'req-abc' });
+    const shared = new AbortController();
+    const chat = await streamChat({ baseUrl: `${base}/api/v1/`, message: 'Hi', meta: { intent: 'chat' }, token: async () => 'tok-1', requestId: () => 'req-abc', signal: shared.signal });
     expect(chat.sessionId).toBe('sess-12345678');
     const frames = await collect(chat);
     expect(frames.map((f) => f.event)).toEqual(['session', 'token', 'token', 'token', 'token', 'message']);
@@ -125,6 +127,8 @@ describe('streamChat and streamRun over a real SSE server', () => {
     expect(text).toBe('Hello, Ada');
     expect(chat.runId).toBe('run-1');
     expect(chat.lastEventId).toBe('6');
+    // The ended stream left no listener on the caller's (long-lived) signal.
+    expect(getEventListeners(shared.signal, 'abort')).toHaveLength(0);
     expect(seen).toHaveLength(1);
     expect(JSON.parse(seen[0].body)).toEqual({ message: 'Hi', meta: { intent: 'chat' } });
     expect(seen[0].headers).toMatchObject({ authorization: 'Bearer tok-1', 'x-request-id': 'req-abc', accept: 'text/event-stream' });

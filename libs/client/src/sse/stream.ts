@@ -11,7 +11,10 @@ export interface ResumeOptions {
   idleTimeoutMs?: number;
 }
 
-/** A stream of typed frames; iterate it once with `for await`. */
+/**
+ * A stream of typed frames; iterate it once with `for await`. The connection stays open until the
+ * final frame, `close()`, the caller's signal, or leaving the loop: close a stream you do not read.
+ */
 export interface FrameStream<F> extends AsyncIterable<F> {
   /** Id of the last frame received (a later resume starts after it). */
   readonly lastEventId: string | undefined;
@@ -156,10 +159,20 @@ export class ResumableStream<F extends { event: string }> implements FrameStream
   }
 }
 
-/** An AbortController that also aborts with the caller's signal. */
+/**
+ * An AbortController that also aborts with the caller's signal. Every stream aborts its controller
+ * when it ends, which takes the listener off the caller's signal again (a long-lived signal shared
+ * by many streams keeps none of them alive).
+ */
 export function linkedController(signal?: AbortSignal): AbortController {
   const c = new AbortController();
-  if (signal?.aborted) c.abort(signal.reason);
-  else signal?.addEventListener('abort', () => c.abort(signal.reason), { once: true });
+  if (!signal) return c;
+  if (signal.aborted) {
+    c.abort(signal.reason);
+    return c;
+  }
+  const follow = () => c.abort(signal.reason);
+  signal.addEventListener('abort', follow, { once: true });
+  c.signal.addEventListener('abort', () => signal.removeEventListener('abort', follow), { once: true });
   return c;
 }

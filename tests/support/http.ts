@@ -62,7 +62,7 @@ export function testEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   // The translation flows stay off unless a suite turns them on: they would fill the locales of
   // every key a test writes, seconds later, under assertions about untranslated catalogs. The
   // per-locale search indexes of pages likewise, under assertions about the list of indexes.
-  return { ...process.env, PORT: '0', STORE: 'memory', AUTH_JWT_SECRET: TEST_SECRET, LOG_LEVEL: 'silent', I18N_AUTO_TRANSLATE_DISABLED: 'true', CONTENT_PAGE_SEARCH: 'false', ...extra };
+  return { ...process.env, PORT: '0', STORE: 'memory', AUTH_JWT_SECRET: TEST_SECRET, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', I18N_AUTO_TRANSLATE_DISABLED: 'true', CONTENT_PAGE_SEARCH: 'false', ...extra };
 }
 
 /** One Server-Sent Event of a run stream. */

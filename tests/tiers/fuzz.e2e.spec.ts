@@ -3,6 +3,7 @@ import { type Standalone, startStandalone } from '../../apps/standalone/src/stan
 import { rawExchange, requestPieces } from '../e2e/gateway-raw-http';
 import { listRoutes } from '@flowplane/platform/auth';
 import { passThroughFlow, publishFlow } from '../support/flows';
+import { captureLogs } from '../support/capture-logs';
 import { call, json, serviceToken, testEnv, token } from '../support/http';
 import { existingParams, fetchOpenApi, fillPath, type Op, type OpenApiDoc, operations, plausibleParam, pool, rightToken, securityOf, send } from './openapi-operations';
 import { arbitraryOf, asParam } from './schema-arbitrary';
@@ -24,6 +25,13 @@ const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
 const TIMEOUT_MS = Number(process.env.FUZZ_TIMEOUT_MS ?? 10_000);
 const CONCURRENCY = Number(process.env.FUZZ_CONCURRENCY ?? 8);
 const BODY_IDLE_MS = 1500;
+/** FUZZ_ONLY narrows the run to operations whose `METHOD path` matches this regular expression. */
+const ONLY = process.env.FUZZ_ONLY ? new RegExp(process.env.FUZZ_ONLY) : undefined;
+/**
+ * FUZZ_SHUFFLE=1 sends the schema cases of all operations in one seeded random order instead of
+ * operation by operation, so reads interleave with every kind of write (state-dependent failures).
+ */
+const SHUFFLE = process.env.FUZZ_SHUFFLE === '1';
 
 /**
  * Operations the fuzzer leaves alone, each with why: what they do would change the platform under
@@ -43,6 +51,7 @@ interface Outcome {
   status: number | 'hang' | 'reset';
   code?: string;
   request: string;
+  errorId?: string;
 }
 
 /**
@@ -73,6 +82,22 @@ function codeOf(text: string): string | undefined {
   }
 }
 
+/** The `errorId` of a 5xx error body: the key to the service's own log line with the stack. */
+function errorIdOf(text: string): string | undefined {
+  return /"errorId":"([0-9a-f-]{36})"/.exec(text)?.[1];
+}
+
+/** One pino error line, short: its message and the first frames of the stack. */
+function summarizeLogLine(line: string): string {
+  try {
+    const l = JSON.parse(line) as { msg?: string; service?: string; err?: { type?: string; message?: string; stack?: string } };
+    const stack = (l.err?.stack ?? '').split('\n').slice(0, 8).join(' | ');
+    return `${l.service ?? ''} ${l.msg ?? ''} ${stack || `${l.err?.type ?? ''}: ${l.err?.message ?? ''}`}`.trim();
+  } catch {
+    return line.slice(0, 1000);
+  }
+}
+
 function jsonBodyOf(o: Op): { schema: unknown } | undefined {
   const content = o.op.requestBody?.content;
   if (!content) return undefined;
@@ -93,6 +118,9 @@ function nested(depth: number, kind: 'array' | 'object'): string {
 
 describe('tier 2: schema-driven fuzzing of every operation', () => {
   let platform: Standalone;
+  let restoreLogs: (() => void) | undefined;
+  /** The platform's error log lines by errorId, so a 5xx failure shows its stack, not only its id. */
+  const serverErrors = new Map<string, string>();
   let doc: OpenApiDoc;
   let ops: Op[];
   const tokens = new Map<string, string | undefined>();
@@ -101,8 +129,12 @@ describe('tier 2: schema-driven fuzzing of every operation', () => {
   const started = Date.now();
 
   beforeAll(async () => {
+    restoreLogs = captureLogs((line) => {
+      const id = errorIdOf(line);
+      if (id) serverErrors.set(id, summarizeLogLine(line));
+    });
     platform = await startStandalone({
-      env: testEnv({ GATEWAY_RATE_LIMIT: '100000000', ASSISTANT_RATE_LIMIT: '0', ASSISTANT_RATE_LIMIT_PER_ADDRESS: '0', GATEWAY_BODY_IDLE_TIMEOUT_MS: String(BODY_IDLE_MS) }),
+      env: testEnv({ LOG_LEVEL: 'error', LOG_PRETTY: 'false', GATEWAY_RATE_LIMIT: '100000000', ASSISTANT_RATE_LIMIT: '0', ASSISTANT_RATE_LIMIT_PER_ADDRESS: '0', GATEWAY_BODY_IDLE_TIMEOUT_MS: String(BODY_IDLE_MS) }),
     });
     // Resources of its own for the fuzzer to read, change and delete, so handlers run past their 404
     // while what the platform seeded for itself (the assistant's flow and deployment) stays as it is.
@@ -117,7 +149,7 @@ describe('tier 2: schema-driven fuzzing of every operation', () => {
       if (doc.paths['/api/v1/fuzz/echo']) break;
       await new Promise((r) => setTimeout(r, 100));
     }
-    ops = operations(doc).filter((o) => !(o.key in SKIPPED));
+    ops = operations(doc).filter((o) => !(o.key in SKIPPED) && (!ONLY || ONLY.test(o.key)));
     for (const o of ops) tokens.set(o.key, securityOf(o) === 'protected' ? await rightToken(o.op['x-access']!, 'fuzz-user') : undefined);
     existing = await existingParams(platform.url, doc, ops, admin, (v) => v.startsWith('fuzz') || v === versionId);
   }, 60_000);
@@ -134,14 +166,20 @@ describe('tier 2: schema-driven fuzzing of every operation', () => {
       ].join('\n'),
     );
     await platform?.close();
+    restoreLogs?.();
   });
 
-  function record(o: Outcome): void {
-    outcomes.push(o);
+  function record(o: Outcome & { text?: string }): void {
+    const { text, ...outcome } = o;
+    const errorId = typeof o.status === 'number' && o.status >= 500 && text ? errorIdOf(text) : undefined;
+    outcomes.push(errorId ? { ...outcome, errorId } : outcome);
   }
 
+  /** What the service logged for a 5xx answer (by its errorId), when it logged anything. */
+  const logged = (o: Outcome) => (o.errorId ? ` ⇐ logged: ${serverErrors.get(o.errorId) ?? `nothing under errorId ${o.errorId}`}` : '');
+
   function failures(kinds: (kind: string) => boolean): string[] {
-    return outcomes.filter((o) => kinds(o.kind) && isBad(o) && !(`${o.key} [${o.kind}]` in KNOWN_FAILURES)).map((o) => `${o.key} [${o.kind}] → ${o.status}: ${o.request}`);
+    return outcomes.filter((o) => kinds(o.kind) && isBad(o) && !(`${o.key} [${o.kind}]` in KNOWN_FAILURES)).map((o) => `${o.key} [${o.kind}] → ${o.status}: ${o.request}${logged(o)}`);
   }
 
   it('answers below 500, in time, to values drawn from each operation schema', async () => {
@@ -165,6 +203,10 @@ describe('tier 2: schema-driven fuzzing of every operation', () => {
         requests.push({ o, url: `${path}${q ? `?${q}` : ''}`, body: c.body === undefined ? undefined : JSON.stringify(c.body) });
       }
     });
+    if (SHUFFLE) {
+      const order = fc.sample(fc.shuffledSubarray(requests, { minLength: requests.length, maxLength: requests.length }), { numRuns: 1, seed: SEED })[0];
+      requests.splice(0, requests.length, ...order);
+    }
     await pool(requests, CONCURRENCY, async ({ o, url, body }) => {
       const r = await send(`${platform.url}${url}`, {
         method: o.method.toUpperCase(),
@@ -174,7 +216,7 @@ describe('tier 2: schema-driven fuzzing of every operation', () => {
         timeoutMs: TIMEOUT_MS,
         statusOnly: true,
       });
-      record({ key: o.key, kind: 'schema', status: r.status, code: codeOf(r.text), request: `${o.method.toUpperCase()} ${url}${body !== undefined ? ` ${body.slice(0, 300)}` : ''}${typeof r.status === 'number' && r.status >= 500 ? ` ← ${r.text.slice(0, 200)}` : ''}` });
+      record({ key: o.key, kind: 'schema', status: r.status, code: codeOf(r.text), text: r.text, request: `${o.method.toUpperCase()} ${url}${body !== undefined ? ` ${body.slice(0, 300)}` : ''}${typeof r.status === 'number' && r.status >= 500 ? ` ← ${r.text.slice(0, 200)}` : ''}` });
     });
     const schemaCases = outcomes.filter((o) => o.kind === 'schema');
     const byStatus: Record<string, number> = {};
@@ -220,7 +262,7 @@ describe('tier 2: schema-driven fuzzing of every operation', () => {
     await pool(cases, CONCURRENCY, async ({ o, kind, url, body, type }) => {
       const contentType = type === undefined ? (body !== undefined ? 'application/json' : undefined) : type;
       const r = await send(`${platform.url}${url}`, { method: o.method.toUpperCase(), bearer: tokens.get(o.key), body, headers: contentType ? { 'content-type': contentType } : {}, timeoutMs: TIMEOUT_MS, statusOnly: true });
-      record({ key: o.key, kind, status: r.status, code: codeOf(r.text), request: `${o.method.toUpperCase()} ${url}${typeof r.status === 'number' && r.status >= 500 ? ` ← ${r.text.slice(0, 200)}` : ''}` });
+      record({ key: o.key, kind, status: r.status, code: codeOf(r.text), text: r.text, request: `${o.method.toUpperCase()} ${url}${typeof r.status === 'number' && r.status >= 500 ? ` ← ${r.text.slice(0, 200)}` : ''}` });
     });
     const hostile = outcomes.filter((o) => o.kind !== 'schema' && !o.kind.startsWith('raw') && !o.kind.startsWith('internal'));
     console.log(`fuzz, hostile cases per operation: ${hostile.length} cases, ${hostile.filter(is5xx).length} answers of 5xx, ${hostile.filter((o) => o.status === 'hang').length} hangs, ${((Date.now() - t0) / 1000).toFixed(1)} s`);
@@ -257,7 +299,7 @@ describe('tier 2: schema-driven fuzzing of every operation', () => {
     }
     await pool(cases, CONCURRENCY, async (c) => {
       const r = await send(c.url, { method: c.method, bearer: c.bearer, body: c.body, headers: c.body !== undefined ? { 'content-type': 'application/json' } : {}, timeoutMs: TIMEOUT_MS, statusOnly: true });
-      record({ key: c.key, kind: `internal ${c.kind}`, status: r.status, code: codeOf(r.text), request: `${c.method} ${c.url}${typeof r.status === 'number' && r.status >= 500 ? ` ← ${r.text.slice(0, 200)}` : ''}` });
+      record({ key: c.key, kind: `internal ${c.kind}`, status: r.status, code: codeOf(r.text), text: r.text, request: `${c.method} ${c.url}${typeof r.status === 'number' && r.status >= 500 ? ` ← ${r.text.slice(0, 200)}` : ''}` });
     });
     const internal = outcomes.filter((o) => o.kind.startsWith('internal'));
     console.log(`fuzz, hostile cases on internal routes: ${new Set(internal.map((o) => o.key)).size} routes, ${internal.length} cases, ${internal.filter(is5xx).length} answers of 5xx, ${internal.filter((o) => o.status === 'hang').length} hangs, ${((Date.now() - t0) / 1000).toFixed(1)} s`);

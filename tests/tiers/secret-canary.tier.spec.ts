@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import diagnostics from 'node:diagnostics_channel';
-import fs, { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
+import { captureLogs } from '../support/capture-logs';
 import { call, json, parseSse, tempDir, TEST_SECRET, token, until } from '../support/http';
 
 /**
@@ -74,53 +75,6 @@ async function stub(): Promise<Stub> {
 }
 
 type Restore = () => void;
-
-/**
- * Captures what the platform writes to stdout and stderr. pino writes through sonic-boom with
- * fs.write/fs.writeSync on fd 1, Nest and console through process.stdout; both are caught here and
- * not forwarded (a debug log of every request would drown the test output).
- */
-function captureLogs(onLine: (line: string) => void): Restore {
-  let partial = '';
-  const feed = (chunk: unknown, encoding?: unknown) => {
-    const text = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) || chunk instanceof Uint8Array ? Buffer.from(chunk).toString(typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8') : String(chunk);
-    const lines = (partial + text).split('\n');
-    partial = lines.pop() ?? '';
-    for (const l of lines) if (l) onLine(l);
-  };
-  const byteLength = (chunk: unknown) => (typeof chunk === 'string' ? Buffer.byteLength(chunk) : (chunk as Uint8Array).byteLength);
-  const fsAny = fs as unknown as Record<string, (...a: unknown[]) => unknown>;
-  const origWrite = fsAny.write;
-  const origWriteSync = fsAny.writeSync;
-  fsAny.write = function (this: unknown, fd: unknown, chunk: unknown, ...rest: unknown[]) {
-    if (fd !== 1 && fd !== 2) return origWrite.call(this, fd, chunk, ...rest);
-    feed(chunk, rest[0]);
-    const cb = rest.reverse().find((a) => typeof a === 'function') as ((e: null, n: number) => void) | undefined;
-    if (cb) process.nextTick(cb, null, byteLength(chunk));
-    return undefined;
-  };
-  fsAny.writeSync = function (this: unknown, fd: unknown, chunk: unknown, ...rest: unknown[]) {
-    if (fd !== 1 && fd !== 2) return origWriteSync.call(this, fd, chunk, ...rest);
-    feed(chunk, rest[0]);
-    return byteLength(chunk);
-  };
-  const streams = [process.stdout, process.stderr] as const;
-  const origStream = streams.map((s) => s.write);
-  for (const s of streams) {
-    s.write = ((chunk: unknown, encoding?: unknown, cb?: unknown) => {
-      feed(chunk, encoding);
-      const done = typeof encoding === 'function' ? encoding : cb;
-      if (typeof done === 'function') process.nextTick(done as () => void);
-      return true;
-    }) as typeof s.write;
-  }
-  return () => {
-    if (partial) onLine(partial);
-    fsAny.write = origWrite;
-    fsAny.writeSync = origWriteSync;
-    streams.forEach((s, i) => (s.write = origStream[i]));
-  };
-}
 
 interface Outbound {
   origin: string;

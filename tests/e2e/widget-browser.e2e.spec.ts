@@ -142,6 +142,11 @@ describeIntegration('chat widget in Chromium', hasFile(CHROMIUM) ? false : `no C
     expect(session).toMatch(/^[A-Za-z0-9_-]{8,128}$/);
     // The live region announces the completed answer (not each token).
     expect(await page.locator('flowplane-chat [aria-live="polite"][aria-atomic="true"]').innerText()).toContain('widget');
+    // Thumbs up reaches the feedback route (the stats count it) and is shown as pressed.
+    await answer.locator('button[aria-label="Helpful"]').click();
+    await until(() => answer.locator('button[aria-label="Helpful"]').getAttribute('aria-pressed'), (v) => v === 'true', 5_000, 50);
+    const stats = await call(`${api}/admin/assistant/stats`, { bearer: admin });
+    expect(stats.body.variants.reduce((n: number, v: { up: number }) => n + v.up, 0)).toBeGreaterThan(0);
     await shot(page, 'echo');
     // A reload shows the same chat (the transcript of the stored session).
     await page.reload();
@@ -240,6 +245,45 @@ describeIntegration('chat widget in Chromium', hasFile(CHROMIUM) ? false : `no C
     const stored = chat.body.messages.filter((m: { role: string }) => m.role === 'assistant').pop().content as string;
     expect(await answer.locator('p').first().innerText()).toBe(stored);
     await shot(page, 'disconnect');
+  });
+
+  it('shows sources as links (http and https only) and actions as buttons that send or hand over to the page', async () => {
+    await reset('echo');
+    const synthetic = [
+      'id: 1\nevent: session\ndata: {"sessionId":"synthetic-session-1","runId":"run-1","flowId":"assistant","versionId":"v1","variant":"stable"}',
+      'id: 2\nevent: message\ndata: ' +
+        JSON.stringify({
+          content: 'Pick one:',
+          sources: [{ title: 'Safe', url: 'https://example.com/a' }, { title: 'Unsafe', url: 'javascript:alert(1)' }],
+          actions: [{ label: 'Open docs', url: 'https://example.com/docs' }, { label: 'Track my parcel', message: 'Where is my parcel?' }],
+          status: 'completed',
+        }),
+    ].join('\n\n') + '\n\n';
+    const page = await demo({
+      setup: async (p) => {
+        await p.route('**/api/v1/assistant/messages', (route) => route.fulfill({ status: 200, headers: { 'content-type': 'text/event-stream' }, body: synthetic }), { times: 1 });
+      },
+    });
+    await page.evaluate(() => {
+      const g = globalThis as unknown as Dom & { actions_: unknown[]; addEventListener(t: string, f: (e: { detail: unknown; preventDefault(): void }) => void): void };
+      g.actions_ = [];
+      g.addEventListener('flowplane-chat-action', (e) => {
+        g.actions_.push(e.detail);
+        if ((e.detail as { url?: string }).url) e.preventDefault();
+      });
+    });
+    const answer = await ask(page, 'Show me options');
+    expect(await answer.locator('footer.sources a').evaluateAll((as) => as.map((a) => [a.textContent, a.getAttribute('href')]))).toEqual([['Safe', 'https://example.com/a']]);
+    expect(await answer.locator('footer.sources li').allInnerTexts()).toEqual(['Safe', 'Unsafe']);
+    await answer.locator('.actions button', { hasText: 'Open docs' }).click();
+    await answer.locator('.actions button', { hasText: 'Track my parcel' }).click();
+    const next = page.locator('flowplane-chat li.msg.assistant.completed').last();
+    await until(() => next.innerText(), (t) => t.includes('Where is my parcel?'), 10_000, 50);
+    expect(await page.evaluate(() => (globalThis as unknown as { actions_: unknown[] }).actions_)).toEqual([
+      { label: 'Open docs', url: 'https://example.com/docs' },
+      { label: 'Track my parcel', message: 'Where is my parcel?' },
+    ]);
+    await shot(page, 'actions');
   });
 
   it('refuses a message over the limit before sending, shows 429 with when to retry, and 503 as offline', async () => {

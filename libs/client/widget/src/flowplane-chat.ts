@@ -1,4 +1,4 @@
-import { css, html, LitElement, nothing, type TemplateResult } from 'lit';
+import { css, html, LitElement, nothing, svg, type TemplateResult } from 'lit';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { type Block, type Inline, parseMarkdown, safeHref } from './markdown';
 import { type Params, translator } from './translate';
@@ -41,6 +41,9 @@ export interface HandoffResult {
   ok: boolean;
   message: string;
 }
+
+// One outline thumb (drawn, not an emoji: pages without an emoji font would show boxes); turned over for "not helpful".
+const THUMB = svg`<svg viewBox="0 0 24 24" width="16" height="16" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true"><path d="M7 10v12M15 5.9 14 10h5.8a2 2 0 0 1 2 2.3l-1.4 8a2 2 0 0 1-2 1.7H7V10l4.3-7.5a2.5 2.5 0 0 1 3.7 3.4ZM7 22H4a2 2 0 0 1-2-2v-8a2 2 0 0 1 2-2h3"/></svg>`;
 
 /** Where the module was loaded from: the default API origin, so one script tag works anywhere. */
 const SCRIPT_ORIGIN = new URL(import.meta.url).origin;
@@ -482,8 +485,8 @@ export class FlowplaneChat extends LitElement {
       ${m.actions?.length ? html`<div class="actions">${m.actions.map((a) => html`<button type="button" @click=${() => this.act(a)}>${a.label}</button>`)}</div>` : nothing}
       ${done && m.runId
         ? html`<div class="rate">
-            <button type="button" class="ghost" aria-pressed=${m.rating === 'up' ? 'true' : 'false'} aria-label=${t('helpful', 'Helpful')} @click=${() => this.rate(m, 'up')}>👍</button>
-            <button type="button" class="ghost" aria-pressed=${m.rating === 'down' ? 'true' : 'false'} aria-label=${t('unhelpful', 'Not helpful')} @click=${() => this.rate(m, 'down')}>👎</button>
+            <button type="button" class="ghost" aria-pressed=${m.rating === 'up' ? 'true' : 'false'} aria-label=${t('helpful', 'Helpful')} @click=${() => this.rate(m, 'up')}>${THUMB}</button>
+            <button type="button" class="ghost down" aria-pressed=${m.rating === 'down' ? 'true' : 'false'} aria-label=${t('unhelpful', 'Not helpful')} @click=${() => this.rate(m, 'down')}>${THUMB}</button>
           </div>`
         : nothing}
     </li>`;
@@ -538,7 +541,7 @@ export class FlowplaneChat extends LitElement {
     .panel { display: flex; flex-direction: column; width: var(--flowplane-chat-width, 380px); max-width: calc(100vw - 32px); height: var(--flowplane-chat-height, 560px); max-height: calc(100vh - 32px); background: var(--_bg); border: 1px solid var(--_border); border-radius: var(--_radius); box-shadow: 0 8px 30px #0003; overflow: hidden; }
     header { display: flex; align-items: center; gap: 4px; padding: 8px 8px 8px 16px; border-bottom: 1px solid var(--_border); }
     h2 { flex: 1; margin: 0; font-size: 1.05em; font-weight: 600; }
-    h3 { margin: 0 0 8px; font-size: 1em; }
+    h3 { margin: 0 0 8px; font-size: 1em; font-weight: 600; }
     .close { font-size: 1.4em; line-height: 1; }
     .log { flex: 1; overflow-y: auto; list-style: none; margin: 0; padding: 12px; display: flex; flex-direction: column; gap: 8px; }
     .msg { max-width: 88%; padding: 8px 12px; border-radius: var(--_radius); background: var(--_bubble); overflow-wrap: anywhere; }
@@ -555,7 +558,8 @@ export class FlowplaneChat extends LitElement {
     .sources a { color: var(--_accent); }
     .sources ul { margin: 2px 0 0; padding-left: 18px; }
     .actions, .rate, .row { display: flex; flex-wrap: wrap; gap: 6px; margin-top: 6px; }
-    .rate button { padding: 2px 6px; }
+    .rate button { display: inline-flex; padding: 4px 6px; }
+    .rate .down svg { transform: rotate(180deg); }
     .rate [aria-pressed='true'] { background: var(--_border); }
     .typing { color: var(--_muted); }
     .compose { display: flex; gap: 8px; padding: 8px 12px; border-top: 1px solid var(--_border); }

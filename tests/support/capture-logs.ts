@@ -5,7 +5,7 @@ import fs from 'node:fs';
  * fs.write/fs.writeSync on fd 1, Nest and console through process.stdout; both are caught here and
  * not forwarded (a debug log of every request would drown the test output).
  */
-export function captureLogs(onLine: (line: string) => void): () => void {
+export function captureLogs(onLine: (line: string) => void, options: { processStreams?: boolean } = {}): () => void {
   let partial = '';
   const feed = (chunk: unknown, encoding?: unknown) => {
     const text = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) || chunk instanceof Uint8Array ? Buffer.from(chunk).toString(typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8') : String(chunk);
@@ -29,7 +29,9 @@ export function captureLogs(onLine: (line: string) => void): () => void {
     feed(chunk, rest[0]);
     return byteLength(chunk);
   };
-  const streams = [process.stdout, process.stderr] as const;
+  // Without processStreams only pino's fd writes are caught: the test runner's own console output
+  // (which goes through process.stdout in a single-process run) still reaches the terminal.
+  const streams = options.processStreams === false ? [] : ([process.stdout, process.stderr] as const);
   const origStream = streams.map((s) => s.write);
   for (const s of streams) {
     s.write = ((chunk: unknown, encoding?: unknown, cb?: unknown) => {

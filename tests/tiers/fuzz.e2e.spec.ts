@@ -132,7 +132,7 @@ describe('tier 2: schema-driven fuzzing of every operation', () => {
     restoreLogs = captureLogs((line) => {
       const id = errorIdOf(line);
       if (id) serverErrors.set(id, summarizeLogLine(line));
-    });
+    }, { processStreams: false });
     platform = await startStandalone({
       env: testEnv({ LOG_LEVEL: 'error', LOG_PRETTY: 'false', GATEWAY_RATE_LIMIT: '100000000', ASSISTANT_RATE_LIMIT: '0', ASSISTANT_RATE_LIMIT_PER_ADDRESS: '0', GATEWAY_BODY_IDLE_TIMEOUT_MS: String(BODY_IDLE_MS) }),
     });

@@ -13,10 +13,10 @@ export class GatewayEnv {
 
   /**
    * Origins that may embed the chat widget: CORS of `/widget/*` and of the public assistant and i18n
-   * routes it calls (comma separated, `*` for any site, empty for none). Admin routes keep
+   * routes it calls (comma separated, `*` for any site, `none` for no other site). Admin routes keep
    * GATEWAY_CORS_ORIGINS.
    */
-  @Transform(toList) @IsString({ each: true }) @Matches(/^(\*|https?:\/\/[A-Za-z0-9.-]+(:\d+)?)$/, { each: true, message: 'WIDGET_ALLOWED_ORIGINS entries must be * or origins such as https://shop.example.com' })
+  @Transform(({ value }) => (typeof value === 'string' && value.trim().toLowerCase() === 'none' ? [] : toList({ value }))) @IsString({ each: true }) @Matches(/^(\*|https?:\/\/[A-Za-z0-9.-]+(:\d+)?)$/, { each: true, message: 'WIDGET_ALLOWED_ORIGINS entries must be * or origins such as https://shop.example.com' })
   WIDGET_ALLOWED_ORIGINS: string[] = ['*'];
 
   /** Requests per minute per client address on /api/v1 and /ws (429 with Retry-After beyond it); 0 disables. */

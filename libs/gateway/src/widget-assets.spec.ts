@@ -3,6 +3,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { loadConfig } from '@flowplane/platform/config';
+import { GatewayEnv } from './gateway.env';
 import { defaultWidgetDir, isWidgetApiPath, WidgetAssets, widgetCorsOrigin } from './widget-assets';
 
 /** The widget's static answers and CORS, on a plain HTTP server over a temporary build directory. */
@@ -102,5 +104,20 @@ describe('WidgetAssets', () => {
 
   it('finds dist/widget at the repository root', () => {
     expect(defaultWidgetDir()).toBe(path.resolve(__dirname, '../../../dist/widget'));
+  });
+});
+
+describe('WIDGET_ALLOWED_ORIGINS', () => {
+  const load = (value?: string) => loadConfig([GatewayEnv], value === undefined ? {} : { WIDGET_ALLOWED_ORIGINS: value });
+
+  it('defaults to any origin, takes a comma list, and `none` for no other site', () => {
+    expect(load().WIDGET_ALLOWED_ORIGINS).toEqual(['*']);
+    expect(load('https://shop.example.com, http://localhost:3000').WIDGET_ALLOWED_ORIGINS).toEqual(['https://shop.example.com', 'http://localhost:3000']);
+    expect(load('none').WIDGET_ALLOWED_ORIGINS).toEqual([]);
+  });
+
+  it('refuses entries that are not origins', () => {
+    for (const bad of ['shop.example.com', 'https://shop.example.com/path', 'javascript:alert(1)'])
+      expect(() => load(bad)).toThrow(/WIDGET_ALLOWED_ORIGINS entries must be \* or origins/);
   });
 });

@@ -79,15 +79,19 @@ function routedOnly(service: ClientServiceName, doc: OpenApiDoc): OpenApiDoc {
   return { ...doc, info: { ...doc.info, version: '0' }, paths };
 }
 
-/** The TypeScript types of each document, rendered by openapi-typescript in a child process (render-types.mjs). */
+/**
+ * The source of each service's file: its header and openapi-typescript's types, formatted with the
+ * repository's Prettier settings, rendered in a child process (render-types.mjs).
+ */
 function renderTypes(docs: Map<ClientServiceName, OpenApiDoc>): Promise<Map<ClientServiceName, string>> {
   const script = path.join(repoRoot(), 'tools/client/render-types.mjs');
+  const input = Object.fromEntries([...docs].map(([service, doc]) => [service, { header: header(service), doc }]));
   return new Promise((resolve, reject) => {
     const child = execFile(process.execPath, [script], { maxBuffer: 256 * 1024 * 1024 }, (err, stdout, stderr) => {
       if (err) return reject(new Error(`openapi-typescript failed: ${stderr || err.message}`));
       resolve(new Map(Object.entries(JSON.parse(stdout) as Record<ClientServiceName, string>)) as Map<ClientServiceName, string>);
     });
-    child.stdin!.end(JSON.stringify(Object.fromEntries(docs)));
+    child.stdin!.end(JSON.stringify(input));
   });
 }
 
@@ -102,9 +106,9 @@ function header(service: ClientServiceName): string {
 
 /** Every generated file, by file name (`<service>.ts`), regenerated in memory. */
 export async function generateClientSources(): Promise<Map<string, string>> {
-  const types = await renderTypes(await collectDocuments());
+  const sources = await renderTypes(await collectDocuments());
   const out = new Map<string, string>();
-  for (const { service } of CLIENT_SERVICES) out.set(`${service}.ts`, `${header(service)}${types.get(service)}`);
+  for (const { service } of CLIENT_SERVICES) out.set(`${service}.ts`, sources.get(service)!);
   return out;
 }
 

@@ -136,6 +136,18 @@ describe('i18n export, import and coverage', () => {
     expect(xmlAsPo.status).toBe(400);
   });
 
+  it('imports a unit with several notes as one note that the admin text search finds', async () => {
+    const xml = `<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0" srcLang="en" trgLang="de">
+  <file id="f"><unit id="notes.pay"><notes><note>Button label</note><note>Max 12 characters</note></notes><segment><source>Pay</source><target>Zahlen</target></segment></unit></file>
+</xliff>`;
+    expect((await importFile('xliff', xml, '&ns=notes&apply=true')).status).toBe(200);
+    const found = await call(`${api}/admin/i18n/translations?q=${encodeURIComponent('max 12')}`, { bearer: admin });
+    expect(found.status).toBe(200);
+    expect(found.body).toMatchObject({ items: [{ ns: 'notes', key: 'notes.pay', context: 'Button label\nMax 12 characters' }] });
+    // A text search over every row (nothing matches) still answers.
+    expect((await call(`${api}/admin/i18n/translations?q=zzz-nothing`, { bearer: admin })).status).toBe(200);
+  });
+
   it('takes a multipart upload (field file) and refuses callers without admin:access', async () => {
     const form = new FormData();
     form.append('file', new Blob([JSON.stringify({ 'cart.title': 'Koszyk' })], { type: 'application/json' }), 'shop.pl.json');

@@ -93,6 +93,13 @@ describe('XLIFF 2.0', () => {
     ]);
   });
 
+  it('reads several notes of a unit as one note, one per line', async () => {
+    const xml = `<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0" srcLang="en" trgLang="de">
+  <file id="a"><unit id="k1"><notes><note>Button label</note><note>Max 12 characters</note></notes><segment><source>Pay</source><target>Zahlen</target></segment></unit></file>
+</xliff>`;
+    expect((await fromXliff(xml)).entries).toEqual([{ key: 'k1', source: 'Pay', value: 'Zahlen', note: 'Button label\nMax 12 characters' }]);
+  });
+
   it('names the line of malformed XML and refuses XLIFF 1.2', async () => {
     const broken = '<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0">\n<file id="a">\n<unit id="x"><segment><source>a</sourc></segment></unit></file></xliff>';
     await expect(fromXliff(broken)).rejects.toMatchObject({ line: 3, message: expect.stringMatching(/line 3/) });

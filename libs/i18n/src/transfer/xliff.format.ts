@@ -27,6 +27,17 @@ function text(value: string | unknown[] | undefined, key: string): string | unde
   throw new TransferFormatError('xliff', `unit "${key}" holds inline markup elements; write placeholders as text`);
 }
 
+/**
+ * A unit's translator note as one string: the parser hands back an array when a unit has several
+ * `<note>` elements (joined one per line, as a translator would read them) and drops inline markup.
+ */
+function noteText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (!Array.isArray(value)) return undefined;
+  const notes = value.filter((n): n is string => typeof n === 'string' && n.trim() !== '');
+  return notes.length ? notes.join('\n') : undefined;
+}
+
 function xliffError(error: unknown): TransferFormatError {
   const message = error instanceof Error ? error.message : String(error);
   const at = /Line: (\d+)\s+Column: (\d+)/.exec(message);
@@ -59,7 +70,8 @@ export async function fromXliff(xml: string): Promise<ParsedTransfer> {
       const target = text(unit.target, key);
       if (source) entry.source = source;
       if (target) entry.value = target;
-      if (unit.note) entry.note = unit.note;
+      const note = noteText(unit.note);
+      if (note) entry.note = note;
       entries.push(entry);
     }
   };

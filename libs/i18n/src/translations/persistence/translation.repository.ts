@@ -393,8 +393,9 @@ function storeFilter(f: RowFilter): Filter {
 
 function matchesText(doc: RowDocument, q: string): boolean {
   if (doc.key.toLowerCase().includes(q)) return true;
-  if (doc.context && doc.context.toLowerCase().includes(q)) return true;
-  return Object.values(doc.translations ?? {}).some((v) => v.toLowerCase().includes(q));
+  // Rows written by older imports may hold a note that is not a string: never let one fail a listing.
+  if (typeof doc.context === 'string' && doc.context.toLowerCase().includes(q)) return true;
+  return Object.values(doc.translations ?? {}).some((v) => typeof v === 'string' && v.toLowerCase().includes(q));
 }
 
 function isEmptyRow(doc: RowDocument): boolean {

@@ -125,7 +125,8 @@ export class ResumableStream<F extends { event: string }> implements FrameStream
         }
         if (signal.aborted) return;
         if (attempts >= maxRetries) {
-          throw new StreamError('RESUME_FAILED', `the event stream dropped and ${attempts} resume attempt(s) failed`, { lastEventId: this.last, attempts, cause });
+          const why = attempts ? `${attempts} resume attempt(s) failed` : 'resuming is off (maxRetries 0)';
+          throw new StreamError('RESUME_FAILED', `the event stream dropped before its final frame and ${why}`, { lastEventId: this.last, attempts, cause });
         }
         attempts++;
         await sleep(Math.max(Math.min(baseDelay * 2 ** (attempts - 1), MAX_DELAY_MS), waitAtLeast), signal);

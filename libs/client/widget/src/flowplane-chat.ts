@@ -284,7 +284,13 @@ export class FlowplaneChat extends LitElement {
     const parser = createParser({
       onEvent: (e: EventSourceMessage) => {
         if (e.id) reply.lastId = e.id;
-        finished = this.frame(e.event, JSON.parse(e.data), reply) || finished;
+        let data: Record<string, unknown> = {};
+        try {
+          data = JSON.parse(e.data) as Record<string, unknown>;
+        } catch {
+          // Not a frame of the assistant's table: read as an empty one.
+        }
+        finished = this.frame(e.event, data, reply) || finished;
         this.requestUpdate();
       },
     });

@@ -213,10 +213,12 @@ describeIntegration('chat widget in Chromium', hasFile(CHROMIUM) ? false : `no C
     // and gives the focus to the launcher, Enter on it opens the panel again.
     await page.keyboard.press('Escape');
     await focusMoves(page, 'fc-input');
+    await page.keyboard.type('A draft');
     await page.keyboard.press('Escape');
     await focusMoves(page, 'launcher');
     await page.keyboard.press('Enter');
     await focusMoves(page, 'fc-input');
+    expect(await page.locator('flowplane-chat textarea').inputValue()).toBe('A draft');
   });
 
   it('survives a dropped stream: resumes with Last-Event-ID and completes the answer', async () => {

@@ -92,6 +92,8 @@ export class FlowplaneChat extends LitElement {
   declare catalog: { lang: string; messages: Record<string, string> };
 
   private memorySession?: string;
+  /** What the message box held when the panel closed. */
+  private draft = '';
   private historyLoaded = false;
   /** The language whose catalog was last asked for. */
   private catalogFor?: string;
@@ -207,8 +209,9 @@ export class FlowplaneChat extends LitElement {
     this.focusIn('textarea');
   }
 
-  /** Closes the panel and gives the focus back to the launcher. */
+  /** Closes the panel (keeping an unsent draft) and gives the focus back to the launcher. */
   async hide(): Promise<void> {
+    this.draft = (this.renderRoot.querySelector('textarea#fc-input') as HTMLTextAreaElement | null)?.value ?? this.draft;
     this.open = false;
     await this.updateComplete;
     this.focusIn('.launcher');
@@ -436,8 +439,10 @@ export class FlowplaneChat extends LitElement {
   override render(): TemplateResult {
     const t = this.t;
     if (!this.open)
-      return html`<button class="launcher" part="launcher" aria-expanded="false" @click=${this.show}>${t('open', 'Chat with us')}</button>`;
-    return html`<section class="panel" part="panel" aria-labelledby="fc-title" @keydown=${this.onKey}>
+      return html`<button class="launcher" part="launcher" title="" aria-expanded="false" @click=${this.show}>${t('open', 'Chat with us')}</button>`;
+    // title="": the host's `title` attribute names the chat; without this every point of the panel
+    // would show it as a tooltip.
+    return html`<section class="panel" part="panel" title="" aria-labelledby="fc-title" @keydown=${this.onKey}>
       <header>
         <h2 id="fc-title">${this.heading || t('title', 'Support chat')}</h2>
         <button type="button" class="ghost" @click=${this.clear}>${t('clear', 'Clear chat')}</button>
@@ -465,7 +470,7 @@ export class FlowplaneChat extends LitElement {
       </ol>
       <form class="compose" @submit=${this.submit}>
         <label for="fc-input" class="sr">${t('label', 'Your message')}</label>
-        <textarea id="fc-input" rows="2" placeholder=${this.placeholder || t('placeholder', 'Type your message…')} aria-describedby="fc-notice" @keydown=${this.onInputKey}></textarea>
+        <textarea id="fc-input" rows="2" .value=${this.draft} placeholder=${this.placeholder || t('placeholder', 'Type your message…')} aria-describedby="fc-notice" @keydown=${this.onInputKey}></textarea>
         <button type="submit" ?disabled=${this.busy}>${t('send', 'Send')}</button>
       </form>
       <p id="fc-notice" class="notice" aria-live="polite">${this.notice}</p>

@@ -110,7 +110,7 @@ describeIntegration('chat widget in Chromium', hasFile(CHROMIUM) ? false : `no C
     // Another site embedding the widget with one script tag (WIDGET_ALLOWED_ORIGINS defaults to *).
     site = createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      res.end(`<!doctype html><html lang="en"><title>Shop</title><main><h1>Shop</h1></main><script type="module" src="${gateway}/widget/flowplane-chat.js"></script><flowplane-chat title="Shop help"></flowplane-chat>`);
+      res.end(`<!doctype html><html lang="pl-PL"><title>Sklep</title><main><h1>Shop</h1></main><script type="module" src="${gateway}/widget/flowplane-chat.js"></script><flowplane-chat title="Shop help"></flowplane-chat>`);
     });
     await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
     siteOrigin = `http://localhost:${(site.address() as AddressInfo).port}`;
@@ -365,7 +365,7 @@ describeIntegration('chat widget in Chromium', hasFile(CHROMIUM) ? false : `no C
     await shot(page, 'pl');
   });
 
-  it('works on another site from one script tag (CORS), with the page lang followed', async () => {
+  it('works on another site from one script tag (CORS), following the page language', async () => {
     await reset('echo');
     const context = await browser.newContext();
     contexts.push(context);
@@ -374,6 +374,8 @@ describeIntegration('chat widget in Chromium', hasFile(CHROMIUM) ? false : `no C
     await page.locator('flowplane-chat .launcher').click();
     await page.locator('flowplane-chat textarea').waitFor();
     expect(await page.locator('flowplane-chat h2').innerText()).toBe('Shop help');
+    // No lang attribute: the page's <html lang="pl-PL"> picks the Polish catalog.
+    await until(() => page.locator('flowplane-chat form.compose button[type="submit"]').innerText(), (t) => t === 'Wyślij', 5_000, 50);
     const answer = await ask(page, 'Hello from the shop');
     expect(await answer.innerText()).toContain('Hello from the shop');
     await shot(page, 'embedded');

@@ -9,7 +9,7 @@ import { UpgradeProxy } from './upgrade-proxy';
 import { isWidgetApiPath } from './widget-assets';
 
 /** Paths under /api/v1 the gateway answers itself (never proxied). */
-const OWN_PATHS = new Set(['/api/v1/health', '/api/v1/openapi.json', '/api/v1/asyncapi.yaml', '/api/v1/admin/system', '/api/v1/admin/system/bus-probe']);
+const OWN_PATHS = new Set(['/api/v1/health', '/api/v1/openapi.json', '/api/v1/asyncapi.yaml', '/api/v1/admin/system', '/api/v1/admin/system/bus-probe', '/api/v1/auth/me']);
 const SERVICE_PROBE = new RegExp(`^/api/v1/(${UPSTREAM_SERVICES.join('|')})/(healthz|readyz)$`);
 
 export interface ProxyOptions {

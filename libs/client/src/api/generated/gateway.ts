@@ -86,10 +86,45 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/auth/me': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The caller of the bearer token: subject, permissions, active and superuser flags */
+    get: operations['gateway_AuthMe_me'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
+    AuthMeView: {
+      /**
+       * @description The token subject.
+       * @example alice
+       */
+      sub: string;
+      /**
+       * @description Permissions the token carries.
+       * @example [
+       *       "admin:access"
+       *     ]
+       */
+      perms: string[];
+      /** @description False for a user marked inactive: admin routes then answer 403. */
+      active: boolean;
+      /** @description A superuser passes every permission check. */
+      superuser: boolean;
+    };
     ErrorBodyDto: {
       /**
        * @description HTTP status code of the response.
@@ -306,6 +341,43 @@ export interface operations {
       };
       /** @description The token is valid but not enough: the route needs an active user (`active` not false) and every permission of `admin:access`. */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests from this client; retry after the seconds in `Retry-After`. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+    };
+  };
+  gateway_AuthMe_me: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AuthMeView'];
+        };
+      };
+      /** @description Missing, expired or invalid bearer token. */
+      401: {
         headers: {
           [name: string]: unknown;
         };

@@ -40,7 +40,7 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   { plugins: { '@nx': nx } },
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     // Nest resolves constructor dependencies from decorator metadata: tell the type-import rule so it
     // never turns an injected class into an `import type` (which would erase it at runtime).
     languageOptions: { parserOptions: { emitDecoratorMetadata: true, experimentalDecorators: true } },

@@ -26,7 +26,7 @@ async function* walk(dir) {
   for (const e of entries) {
     const p = path.join(dir, e.name);
     if (e.isDirectory()) {
-      if (e.name === 'node_modules' || e.name === 'build' || p === widgetDir) continue;
+      if (e.name === 'node_modules' || e.name === 'build' || p === widgetDir || p === path.join(root, 'apps', 'console')) continue;
       yield* walk(p);
     } else if (e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') && !/\.(spec|test)\.ts$/.test(e.name)) {
       yield p;

@@ -1,0 +1,192 @@
+import { QueryClient, QueryClientProvider, useQuery, useQueryClient } from '@tanstack/react-query';
+import { lazy, Suspense, useEffect, useState, useSyncExternalStore } from 'react';
+import { ADMIN, can, fetchMe, FlowplaneApiError, isUnauthorized, type Me } from './api';
+import { completeSignIn, CALLBACK_PATH, signInRedirect } from './auth/oidc';
+import { currentToken, onTokenChange, setToken } from './auth/session';
+import type { ConsoleConfig } from './config';
+import { $t } from './i18n';
+import { href, Link, RouterProvider, useRoute } from './router';
+import { ErrorNotice, Loading, PageTitle } from './ui';
+import { FlowsPage } from './pages/FlowsPage';
+
+// Areas past the landing page load on demand.
+const FlowPage = lazy(() => import('./pages/FlowPage'));
+const CanvasPage = lazy(() => import('./pages/CanvasPage'));
+const RunsPage = lazy(() => import('./pages/RunsPage'));
+
+const queryClient = new QueryClient({
+  defaultOptions: {
+    queries: {
+      // A refused token or a missing permission does not get better by asking again.
+      retry: (count, e) => !(e instanceof FlowplaneApiError && e.status < 500) && count < 3,
+      refetchOnWindowFocus: false,
+      staleTime: 10_000,
+    },
+  },
+});
+
+function useToken(): string | undefined {
+  return useSyncExternalStore(onTokenChange, currentToken, () => undefined);
+}
+
+export function App({ config }: { config: ConsoleConfig }) {
+  return (
+    <QueryClientProvider client={queryClient}>
+      <RouterProvider>
+        <Shell config={config} />
+      </RouterProvider>
+    </QueryClientProvider>
+  );
+}
+
+function Shell({ config }: { config: ConsoleConfig }) {
+  const token = useToken();
+  const { route } = useRoute();
+  const client = useQueryClient();
+  useEffect(() => {
+    // Another token means another caller: nothing cached for the last one may show.
+    client.clear();
+  }, [token, client]);
+  if (route.segments[0] === CALLBACK_PATH && config.oidc) return <OidcCallback config={config} />;
+  if (!token) return <SignIn config={config} />;
+  return <SignedIn />;
+}
+
+function OidcCallback({ config }: { config: ConsoleConfig }) {
+  const { navigate } = useRoute();
+  const [error, setError] = useState<unknown>();
+  useEffect(() => {
+    completeSignIn(config.oidc!).then((to) => navigate(to, true), setError);
+  }, [config, navigate]);
+  return <main id="main">{error ? <ErrorNotice error={error} /> : <Loading />}</main>;
+}
+
+function SignIn({ config }: { config: ConsoleConfig }) {
+  const [value, setValue] = useState('');
+  const [problem, setProblem] = useState<string>();
+  return (
+    <main id="main" className="sign-in">
+      <PageTitle>{$t('console.signIn.title', 'Sign in to Flowplane')}</PageTitle>
+      {config.oidc ? (
+        <button type="button" className="primary" onClick={() => void signInRedirect(config.oidc!)}>
+          {$t('console.signIn.oidc', 'Sign in with your identity provider')}
+        </button>
+      ) : (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            const t = value.trim().replace(/^Bearer\s+/i, '');
+            if (!/^[\w-]+\.[\w-]+\.[\w-]*$/.test(t)) {
+              setProblem($t('console.signIn.notAToken', 'This is not a JSON Web Token (three dot-separated parts).'));
+              return;
+            }
+            setToken(t);
+          }}
+        >
+          <p>{$t('console.signIn.devHelp', 'Development sign-in: paste a bearer token, for example from npm run token -- --sub alice --perm admin:access.')}</p>
+          <label htmlFor="token">{$t('console.signIn.token', 'Bearer token')}</label>
+          <textarea id="token" rows={4} value={value} onChange={(e) => setValue(e.target.value)} aria-invalid={problem ? true : undefined} aria-describedby={problem ? 'token-error' : undefined} spellCheck={false} autoComplete="off" required />
+          {problem ? (
+            <p id="token-error" className="field-error">
+              {problem}
+            </p>
+          ) : null}
+          <button type="submit" className="primary">
+            {$t('console.signIn.submit', 'Sign in')}
+          </button>
+        </form>
+      )}
+    </main>
+  );
+}
+
+function SignedIn() {
+  const me = useQuery({ queryKey: ['me'], queryFn: fetchMe });
+  if (me.isPending) return <Loading />;
+  if (me.error) {
+    if (isUnauthorized(me.error)) {
+      setToken(undefined);
+      return null;
+    }
+    return (
+      <main id="main">
+        <ErrorNotice error={me.error} onRetry={() => void me.refetch()} />
+      </main>
+    );
+  }
+  return <Layout me={me.data} />;
+}
+
+function Layout({ me }: { me: Me }) {
+  const { route } = useRoute();
+  const area = route.segments[0] ?? 'flows';
+  const admin = can(me, ADMIN);
+  const offline = useOffline();
+  return (
+    <>
+      <a className="skip" href="#main">
+        {$t('console.skip', 'Skip to content')}
+      </a>
+      <header className="top">
+        <span className="brand">Flowplane</span>
+        {admin ? (
+          <nav aria-label={$t('console.nav.label', 'Areas')}>
+            <Link to={href(['flows'])} ariaCurrent={area === 'flows'}>
+              {$t('console.nav.flows', 'Flows')}
+            </Link>
+            <Link to={href(['runs'])} ariaCurrent={area === 'runs'}>
+              {$t('console.nav.runs', 'Runs')}
+            </Link>
+          </nav>
+        ) : null}
+        <span className="who">
+          {me.sub}
+          {me.superuser ? ` · ${$t('console.me.superuser', 'superuser')}` : ''}
+        </span>
+        <button type="button" onClick={() => setToken(undefined)}>
+          {$t('console.signOut', 'Sign out')}
+        </button>
+      </header>
+      {offline ? (
+        <div className="notice warn" role="status">
+          {$t('console.offline', 'Connection lost. Retrying when it is back…')}
+        </div>
+      ) : null}
+      <main id="main">
+        {!me.active ? (
+          <ErrorNotice error={new FlowplaneApiError({ status: 403, body: { statusCode: 403, error: 'Forbidden', code: 'FORBIDDEN', message: $t('console.me.inactive', 'your user is inactive'), requestId: '' } })} />
+        ) : !admin ? (
+          <ErrorNotice error={new FlowplaneApiError({ status: 403, body: { statusCode: 403, error: 'Forbidden', code: 'FORBIDDEN', message: $t('console.me.missing', 'missing permission: {perm}', { perm: ADMIN }), requestId: '' } })} />
+        ) : (
+          <Suspense fallback={<Loading />}>
+            <Area segments={route.segments} />
+          </Suspense>
+        )}
+      </main>
+    </>
+  );
+}
+
+function Area({ segments }: { segments: string[] }) {
+  const [area, id, sub] = segments;
+  if (area === 'runs') return <RunsPage flowId={id} />;
+  if (area === 'flows' && id && sub === 'canvas') return <CanvasPage flowId={id} />;
+  if (area === 'flows' && id) return <FlowPage flowId={id} />;
+  return <FlowsPage />;
+}
+
+/** True while the browser says it is offline; TanStack Query refetches when it is back. */
+function useOffline(): boolean {
+  return useSyncExternalStore(
+    (cb) => {
+      addEventListener('online', cb);
+      addEventListener('offline', cb);
+      return () => {
+        removeEventListener('online', cb);
+        removeEventListener('offline', cb);
+      };
+    },
+    () => !navigator.onLine,
+  );
+}
+

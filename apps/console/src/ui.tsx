@@ -1,0 +1,65 @@
+import { type ReactNode, useEffect, useRef } from 'react';
+import { FlowplaneApiError, NetworkError } from './api';
+import { setToken } from './auth/session';
+import { $t } from './i18n';
+
+/** One refusal or failure, said plainly: 401 asks to sign in again, 403 names what is missing. */
+export function ErrorNotice({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
+  if (!error) return null;
+  let text: string;
+  let action: ReactNode = null;
+  if (error instanceof FlowplaneApiError && error.status === 401) {
+    text = $t('console.error.unauthorized', 'Your sign-in is no longer valid. Sign in again.');
+    action = (
+      <button type="button" onClick={() => setToken(undefined)}>
+        {$t('console.signIn.again', 'Sign in again')}
+      </button>
+    );
+  } else if (error instanceof FlowplaneApiError && error.status === 403) {
+    text = $t('console.error.forbidden', 'You may not do this: {reason}', { reason: error.message });
+  } else if (error instanceof FlowplaneApiError) {
+    text = error.requestId ? $t('console.error.api', '{message} (request {requestId})', { message: error.message, requestId: error.requestId }) : error.message;
+  } else if (error instanceof NetworkError) {
+    text = $t('console.error.network', 'The platform cannot be reached. Check the connection and retry.');
+  } else {
+    text = error instanceof Error ? error.message : String(error);
+  }
+  return (
+    <div className="notice error" role="alert">
+      <span>{text}</span> {action}
+      {onRetry && !action ? (
+        <button type="button" onClick={onRetry}>
+          {$t('console.retry', 'Retry')}
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+/** The server's message for one named field of a 400 (`details[].field`), shown beside that field. */
+export function fieldError(error: unknown, field: string): string | undefined {
+  if (!(error instanceof FlowplaneApiError) || error.status !== 400) return undefined;
+  const hit = error.details?.find((d) => d.field === field || d.field.endsWith(`.${field}`) || d.field.endsWith(`/${field}`));
+  return hit ? hit.problems.join('; ') : undefined;
+}
+
+/** A page's main heading, focused when the page opens so screen readers announce it. */
+export function PageTitle({ children }: { children: ReactNode }) {
+  const ref = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    ref.current?.focus();
+  }, []);
+  return (
+    <h1 ref={ref} tabIndex={-1}>
+      {children}
+    </h1>
+  );
+}
+
+export function Loading() {
+  return (
+    <p role="status" className="muted">
+      {$t('console.loading', 'Loading…')}
+    </p>
+  );
+}

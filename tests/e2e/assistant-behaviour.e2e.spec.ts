@@ -196,6 +196,15 @@ describe('assistant behaviour: disconnects, streaming, variants, limits and faul
     expect(frames.map((f) => f.event)).toEqual(['session', 'error']);
     expect(frames[1].data).toEqual({ code: 'RUN_TIMEOUT', message: expect.stringContaining('1500 ms'), errorId: expect.any(String) });
     expect(await transcript(sessionId)).toEqual(['user: are you there?']);
+    // Nobody waits for the run any more: it is cancelled, not left to finish (and spend tokens).
+    const runId = (frames[0].data as { runId: string }).runId;
+    let run: { status?: string; reason?: string } = {};
+    for (let i = 0; i < 40 && run.status !== 'cancelled'; i++) {
+      run = (await call(`${api}/runs/${runId}`, { bearer: admin })).body as typeof run;
+      if (run.status !== 'cancelled') await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(run.status).toBe('cancelled');
+    expect(Date.now() - started).toBeLessThan(3800);
   });
 
   it('splits sessions 50/50 over two variants, keeps each session on its variant, and config agrees', async () => {

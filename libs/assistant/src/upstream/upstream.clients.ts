@@ -1,6 +1,6 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { type Dispatcher, Pool } from 'undici';
-import { INTERNAL_PERMS } from '@flowplane/contracts';
+import { INTERNAL_PERMS, ServiceCallError } from '@flowplane/contracts';
 import type { FlowDocument } from '@flowplane/flow/ir';
 import { ServiceClients } from '@flowplane/platform/service';
 
@@ -119,6 +119,17 @@ export class UpstreamClients implements OnApplicationShutdown {
   async startRun(body: { flowId: string; versionId?: string; input: unknown; meta: Record<string, unknown>; startedBy: string; events?: readonly string[] }, signal?: AbortSignal): Promise<OpenedRun> {
     const res = await this.stream('POST', '/internal/runs', INTERNAL_PERMS.runsStart, body, undefined, signal);
     return { runId: res.headers.get('x-run-id') ?? '', versionId: res.headers.get('x-version-id') ?? '', versionHash: res.headers.get('x-version-hash') ?? '', response: res };
+  }
+
+  /** Cancels a run this service started (a chat that stopped waiting for it); false when it had ended already. */
+  async cancelRun(runId: string, reason: string): Promise<boolean> {
+    try {
+      await this.flows.post(`/internal/runs/${encodeURIComponent(runId)}/cancel`, { reason }, { idempotent: true });
+      return true;
+    } catch (e) {
+      if (e instanceof ServiceCallError && e.status === 409) return false;
+      throw e;
+    }
   }
 
   /** A run's events after `afterSeq` (only the types of `events` when given), as an SSE response. */

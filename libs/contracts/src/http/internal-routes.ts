@@ -32,6 +32,8 @@ export const INTERNAL_PERMS = Object.freeze({
   runsStart: 'internal:runs:start',
   /** flow-runtime: read a run's events (resume a stream). */
   runsRead: 'internal:runs:read',
+  /** flow-runtime: cancel a run the service started (a chat that stopped waiting for it). */
+  runsCancel: 'internal:runs:cancel',
   /** flow-runtime: LLM usage totals of given runs. */
   usageRead: 'internal:usage:read',
   /** flow-runtime: register and unregister remote nodes. */
@@ -99,6 +101,7 @@ export const INTERNAL_ROUTES: readonly InternalRoute[] = Object.freeze([
   { service: 'flow-runtime', method: 'PUT', path: '/internal/templates/providers/:source', perm: INTERNAL_PERMS.templatesRegister },
   { service: 'flow-runtime', method: 'POST', path: '/internal/runs', perm: INTERNAL_PERMS.runsStart },
   { service: 'flow-runtime', method: 'GET', path: '/internal/runs/:runId/events', perm: INTERNAL_PERMS.runsRead },
+  { service: 'flow-runtime', method: 'POST', path: '/internal/runs/:runId/cancel', perm: INTERNAL_PERMS.runsCancel },
   { service: 'flow-runtime', method: 'POST', path: '/internal/llm/usage/runs', perm: INTERNAL_PERMS.usageRead },
   { service: 'flow-runtime', method: 'PUT', path: '/internal/nodes/:id', perm: INTERNAL_PERMS.nodesRegister },
   { service: 'flow-runtime', method: 'PUT', path: '/internal/nodes/:namespace/:name', perm: INTERNAL_PERMS.nodesRegister },

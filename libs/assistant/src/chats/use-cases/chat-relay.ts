@@ -46,6 +46,8 @@ export interface RelayContext {
   /** A resumed stream: ending without a terminal event just closes (the reader had it already). */
   resumed?: boolean;
   timeoutMs: number;
+  /** Called once when the relay stops waiting for the run (the RUN_TIMEOUT frame is sent). */
+  onTimeout?: () => void;
   log: Logger;
 }
 
@@ -156,6 +158,7 @@ export class ChatRelay {
         // The answer was complete: a stream that breaks or lingers while draining changes nothing.
       } else if (this.abort.signal.aborted && (this.abort.signal.reason as Error | undefined)?.message === 'timeout') {
         this.fail(lastSeq + 1, 'RUN_TIMEOUT', `the flow did not answer within ${this.ctx.timeoutMs} ms`);
+        this.ctx.onTimeout?.();
       } else if (!this.done) {
         this.fail(lastSeq + 1, 'RUN_STREAM_LOST', `the run stream broke: ${(err as Error).message}`);
       }

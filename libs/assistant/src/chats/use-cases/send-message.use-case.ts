@@ -127,6 +127,12 @@ export class SendMessageUseCase {
       session: { sessionId, runId, flowId: variant.flowId, versionId, variant: variant.label },
       startedAt,
       timeoutMs: env.ASSISTANT_RUN_TIMEOUT_MS,
+      // Nobody waits for the answer any more: stop the run so it spends no further model tokens.
+      onTimeout: () => {
+        this.upstream.cancelRun(runId, `the chat stopped waiting after ASSISTANT_RUN_TIMEOUT_MS (${env.ASSISTANT_RUN_TIMEOUT_MS} ms)`).catch((e: Error) =>
+          this.log.warn({ runId, err: e }, `a timed-out chat run could not be cancelled: ${e.message}`),
+        );
+      },
       log: this.log,
       storeReply: async (reply, firstFrameMs) => {
         const at = new Date();

@@ -307,6 +307,15 @@ function eventsQuery(raw: unknown): string[] | undefined {
   return raw.split(',').slice(0, 50);
 }
 
+/** Body of POST /internal/runs/{runId}/cancel. */
+export class InternalCancelRunDto {
+  /** Recorded on the run's `run.cancelled` event. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  reason?: string;
+}
+
 /**
  * Runs for services (the assistant's chats): start a run and stream its events in the same
  * response, so the caller learns the run id (`X-Run-Id`) and its version (`X-Version-Id`,
@@ -341,5 +350,14 @@ export class InternalRunsController {
     const sse = openSse(res, req);
     const stop = await this.runs.follow(runId, after, eventFilter(eventsQuery(events), (e) => sse.send(e)), () => sse.end());
     sse.onClose(stop);
+  }
+
+  /** Cancels a run the calling service started; 409 RUN_ENDED when it has ended already. */
+  @Post(':runId/cancel')
+  @HttpCode(202)
+  @Internal(INTERNAL_PERMS.runsCancel)
+  async cancel(@Param('runId') runId: string, @Body() dto: InternalCancelRunDto): Promise<{ runId: string; cancelling: true }> {
+    await this.runs.cancel(runId, dto.reason ?? 'cancelled by a service');
+    return { runId, cancelling: true };
   }
 }

@@ -349,10 +349,10 @@ export class RunsService implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   /** Cancels a running run; 404 for an unknown run, 409 when it already ended. */
-  async cancel(runId: string): Promise<void> {
+  async cancel(runId: string, reason = 'cancelled through the API'): Promise<void> {
     const run = await this.repo.get(runId);
     if (!run) throw new DomainException('RUN_NOT_FOUND', 404, `no run ${runId}`);
-    if (!this.engine.cancel(runId, 'cancelled through the API')) throw new DomainException('RUN_ENDED', 409, `run ${runId} is not running (status ${run.status})`);
+    if (!this.engine.cancel(runId, reason)) throw new DomainException('RUN_ENDED', 409, `run ${runId} is not running (status ${run.status})`);
   }
 
   /**

@@ -15,6 +15,7 @@ const dirs = ['apps', 'libs', 'tools', 'bench', 'tests'];
 const out = path.join(root, 'dist');
 // Browser code built by Vite below, not by SWC.
 const widgetDir = path.join(root, 'libs', 'client', 'widget');
+const consoleDir = path.join(root, 'apps', 'console');
 
 async function* walk(dir) {
   let entries;
@@ -26,7 +27,7 @@ async function* walk(dir) {
   for (const e of entries) {
     const p = path.join(dir, e.name);
     if (e.isDirectory()) {
-      if (e.name === 'node_modules' || e.name === 'build' || p === widgetDir || p === path.join(root, 'apps', 'console')) continue;
+      if (e.name === 'node_modules' || e.name === 'build' || p === widgetDir || p === consoleDir) continue;
       yield* walk(p);
     } else if (e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') && !/\.(spec|test)\.ts$/.test(e.name)) {
       yield p;
@@ -58,33 +59,58 @@ for (const d of dirs) {
 await Promise.all(jobs);
 if (!quiet) console.log(`build: ${compiled} of ${jobs.length} files compiled to dist/ in ${Date.now() - started} ms`);
 
-/** Newest modification time under a directory (0 when it does not exist). */
-async function newest(dir) {
+/** Newest modification time under a directory, or of a file (0 when it does not exist). */
+async function newest(p) {
+  const info = await stat(p).catch(() => undefined);
+  if (!info) return 0;
+  if (!info.isDirectory()) return info.mtimeMs;
   let max = 0;
-  for (const e of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
-    const p = path.join(dir, e.name);
-    max = Math.max(max, e.isDirectory() ? await newest(p) : (await stat(p)).mtimeMs);
+  for (const e of await readdir(p, { withFileTypes: true }).catch(() => [])) {
+    if (e.name === 'node_modules') continue;
+    max = Math.max(max, await newest(path.join(p, e.name)));
   }
   return max;
 }
 
-// The chat widget (one ES module and its demo page in dist/widget/), rebuilt by Vite only when a
-// source is newer than the bundle, so a start with nothing changed costs a few stat calls.
-const widgetOut = path.join(out, 'widget');
-const [widgetSrc, widgetBuilt] = await Promise.all([
-  Promise.all([newest(path.join(widgetDir, 'src')), ...['index.html', 'vite.config.mjs'].map((f) => stat(path.join(widgetDir, f)).then((s) => s.mtimeMs))]).then((t) => Math.max(...t)),
-  Promise.all(['flowplane-chat.js', 'index.html'].map((f) => stat(path.join(widgetOut, f)).then((s) => s.mtimeMs, () => 0))).then((t) => Math.min(...t)),
-]);
-if (widgetSrc > widgetBuilt) {
-  const widgetStarted = Date.now();
+/**
+ * Browser code bundled by Vite, rebuilt only when a source is newer than the oldest output, so a
+ * start with nothing changed costs a few stat calls. Without Vite (a production-only install) or
+ * when the build fails, it warns and the platform starts anyway: the gateway answers `notBuilt`.
+ */
+async function viteStep({ name, configFile, sources, outputs, notBuilt }) {
+  const [src, built] = await Promise.all([
+    Promise.all(sources.map(newest)).then((t) => Math.max(...t)),
+    Promise.all(outputs.map((f) => stat(f).then((s) => s.mtimeMs, () => 0))).then((t) => Math.min(...t)),
+  ]);
+  if (src <= built) return;
+  const stepStarted = Date.now();
   let vite;
   try {
     vite = await import('vite');
   } catch {
-    console.warn('build: the chat widget was not built (vite is not installed); /widget/ answers 404');
+    return console.warn(`build: the ${name} was not built (vite is not installed); ${notBuilt}`);
   }
-  if (vite) {
-    await vite.build({ configFile: path.join(widgetDir, 'vite.config.mjs'), logLevel: 'warn' });
-    if (!quiet) console.log(`build: chat widget bundled to dist/widget/ in ${Date.now() - widgetStarted} ms`);
+  try {
+    await vite.build({ configFile, logLevel: 'warn' });
+  } catch (err) {
+    return console.warn(`build: the ${name} failed to build (${String(err?.message ?? err).split('\n')[0]}); ${notBuilt}`);
   }
+  if (!quiet) console.log(`build: ${name} bundled to ${path.relative(root, path.dirname(outputs[0]))}/ in ${Date.now() - stepStarted} ms`);
 }
+
+// The chat widget: one ES module and its demo page in dist/widget/.
+await viteStep({
+  name: 'chat widget',
+  configFile: path.join(widgetDir, 'vite.config.mjs'),
+  sources: ['src', 'index.html', 'vite.config.mjs'].map((f) => path.join(widgetDir, f)),
+  outputs: ['flowplane-chat.js', 'index.html'].map((f) => path.join(out, 'widget', f)),
+  notBuilt: '/widget/ answers 404 WIDGET_NOT_BUILT',
+});
+// The admin console: index.html and hashed assets in dist/console/. It bundles the client kit too.
+await viteStep({
+  name: 'admin console',
+  configFile: path.join(consoleDir, 'vite.config.mts'),
+  sources: [consoleDir, path.join(root, 'libs', 'client', 'src')],
+  outputs: [path.join(out, 'console', 'index.html')],
+  notBuilt: '/console/ answers 404 CONSOLE_NOT_BUILT',
+});

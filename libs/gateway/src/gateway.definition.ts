@@ -14,6 +14,7 @@ import { OpenApiAggregator } from './openapi-aggregator';
 import { applyServerTimeouts } from './server-timeouts';
 import { topLevelMounts } from './route-table';
 import { defaultWidgetDir, WidgetAssets, widgetCorsOrigin } from './widget-assets';
+import { ConsoleAssets, consoleConfig, defaultConsoleDir } from './console-assets';
 
 const proxies = new WeakMap<object, GatewayProxy>();
 
@@ -78,6 +79,7 @@ export const gatewayDefinition: ServiceDefinition = {
     proxies.set(app, proxy);
     app.use(proxy.middleware());
     app.use(new WidgetAssets(defaultWidgetDir(), c.WIDGET_ALLOWED_ORIGINS).middleware());
+    app.use(new ConsoleAssets(defaultConsoleDir(), consoleConfig(c)).middleware());
     const aggregator = app.get(OpenApiAggregator);
     const operationId = (controller: string, method: string) => `gateway_${controller.replace(/Controller$/, '')}_${method}`;
     const own = () =>

@@ -1,5 +1,5 @@
 import { Transform, Type } from 'class-transformer';
-import { IsBoolean, IsInt, IsString, IsUrl, Matches, Min } from 'class-validator';
+import { IsBoolean, IsInt, IsString, IsUrl, Matches, Min, ValidateIf } from 'class-validator';
 
 const toList = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.split(',').map((s) => s.trim()).filter(Boolean) : value);
 const toBool = ({ value }: { value: unknown }) => (typeof value === 'string' ? ['1', 'true', 'yes', 'on'].includes(value.toLowerCase()) : value);
@@ -87,6 +87,27 @@ export class GatewayEnv {
    */
   @Transform(toList) @IsString({ each: true }) @Matches(/^('self'|https?:\/\/[A-Za-z0-9.*-]+(:\d+)?)$/, { each: true, message: "GATEWAY_FRAME_ANCESTORS entries must be origins such as https://shop.example.com or 'self'" })
   GATEWAY_FRAME_ANCESTORS: string[] = [];
+
+  /**
+   * OpenID Connect issuer of the admin console's sign-in (with CONSOLE_OIDC_CLIENT_ID): an https URL,
+   * or http for localhost. Unset: the console offers the development sign-in by pasted bearer token.
+   */
+  @ValidateIf((o: GatewayEnv) => o.CONSOLE_OIDC_ISSUER !== undefined || o.CONSOLE_OIDC_CLIENT_ID !== undefined)
+  @Matches(/^(https:\/\/[^\s/?#]+|http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?)(\/[^\s?#]*)?$/, { message: 'CONSOLE_OIDC_ISSUER must be an https URL (http only for localhost), and is required with CONSOLE_OIDC_CLIENT_ID' })
+  CONSOLE_OIDC_ISSUER?: string;
+
+  /** The console's public client id at the issuer (authorization code with PKCE, no secret). */
+  @ValidateIf((o: GatewayEnv) => o.CONSOLE_OIDC_ISSUER !== undefined || o.CONSOLE_OIDC_CLIENT_ID !== undefined)
+  @Matches(/^[\x21-\x7e]{1,255}$/, { message: 'CONSOLE_OIDC_CLIENT_ID must be a client id without spaces, and is required with CONSOLE_OIDC_ISSUER' })
+  CONSOLE_OIDC_CLIENT_ID?: string;
+
+  /** The access token claim the console reads the caller's permissions from (a dotted path for nested claims). */
+  @Matches(/^[A-Za-z0-9_:/#-]+(\.[A-Za-z0-9_:/#-]+)*$/, { message: 'CONSOLE_OIDC_PERMS_CLAIM must be a claim name such as perms or realm_access.roles' })
+  CONSOLE_OIDC_PERMS_CLAIM = 'perms';
+
+  /** The scopes the console asks the issuer for, space separated. */
+  @Matches(/^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/, { message: 'CONSOLE_OIDC_SCOPE must be scopes separated by single spaces, such as "openid profile"' })
+  CONSOLE_OIDC_SCOPE = 'openid profile';
 
   /** Where the hub is mounted (the hub's own WS_MOUNT_PATH): forwarded outside /api/v1, upgrades included. */
   @Matches(/^\/[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/, { message: 'WS_MOUNT_PATH must be a path such as /ws' })

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { chunkDocument, formatOfPath, type KnowledgeDocument } from '@flowplane/assistant/knowledge';
-import { DEV_JWT_SECRET, mintToken } from '@flowplane/platform/auth';
+import { adminBearer, gatewayUrl } from './shared/translate-command';
 
 /**
  * assistant-ingest: fills the assistant's knowledge index from Markdown, HTML and text files.
@@ -121,7 +121,7 @@ async function main(): Promise<void> {
   if (!/^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}$/.test(args.index!)) fail(`invalid index name ${JSON.stringify(args.index)}`);
   const batchBytes = Number(args['batch-kb']) * 1024;
   if (!Number.isFinite(batchBytes) || batchBytes < 1024) fail('--batch-kb must be a number of KiB, at least 1');
-  const base = (args['base-url'] ?? process.env.FLOWPLANE_URL ?? 'http://localhost:8080').replace(/\/+$/, '');
+  const base = gatewayUrl(args['base-url']);
 
   const files: string[] = [];
   for (const p of positionals) collect(p, files);
@@ -152,12 +152,7 @@ async function main(): Promise<void> {
     return;
   }
 
-  let bearer = process.env.FLOWPLANE_TOKEN?.trim();
-  if (!bearer) {
-    const secret = process.env.AUTH_JWT_SECRET || DEV_JWT_SECRET;
-    if (!process.env.AUTH_JWT_SECRET) process.stderr.write('note: FLOWPLANE_TOKEN and AUTH_JWT_SECRET are not set; using a token signed with the development secret\n');
-    bearer = await mintToken(secret, { sub: 'assistant-ingest', perms: ['admin:access'], ttl: '1h' });
-  }
+  const bearer = await adminBearer('assistant-ingest');
 
   // Batches by body size, so each request stays under the platform's body limit.
   const batches: FileDoc[][] = [];

@@ -1,3 +1,4 @@
+export * from './console-assets';
 export * from './gateway.definition';
 export * from './gateway.env';
 export * from './gateway.module';

@@ -1,5 +1,5 @@
 import { QueryClient, QueryClientProvider, useQuery, useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useEffect, useState, useSyncExternalStore } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { ADMIN, can, fetchMe, FlowplaneApiError, isUnauthorized, type Me } from './api';
 import { completeSignIn, CALLBACK_PATH, signInRedirect } from './auth/oidc';
 import { currentToken, onTokenChange, setToken } from './auth/session';
@@ -43,9 +43,11 @@ function Shell({ config }: { config: ConsoleConfig }) {
   const token = useToken();
   const { route } = useRoute();
   const client = useQueryClient();
+  const seen = useRef(token);
   useEffect(() => {
     // Another token means another caller: nothing cached for the last one may show.
-    client.clear();
+    if (seen.current !== token) client.clear();
+    seen.current = token;
   }, [token, client]);
   if (route.segments[0] === CALLBACK_PATH && config.oidc) return <OidcCallback config={config} />;
   if (!token) return <SignIn config={config} />;

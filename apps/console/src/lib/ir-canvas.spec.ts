@@ -30,7 +30,8 @@ describe('IR ↔ canvas', () => {
       ['render', { x: 240, y: 0 }],
       ['end', { x: 480, y: 0 }],
     ]);
-    expect(nodes[1].data).toMatchObject({ unknown: false, placed: true, outputs: [ANY_PORT, 'out'] });
+    expect(nodes[1].data).toMatchObject({ unknown: false, placed: true, outputs: [ANY_PORT] });
+    expect(nodes[2].data.outputs).toEqual([]);
     expect(edges[0]).toMatchObject({ id: 'e1', source: 'start', target: 'render', sourceHandle: ANY_PORT, targetHandle: INPUT_HANDLE });
   });
 
@@ -51,6 +52,11 @@ describe('IR ↔ canvas', () => {
     const back = canvasToIr(echo, canvas);
     expect(back.edges[0]).toEqual({ id: 'e1', from: 'start', to: 'render' });
     expect(back.edges[1]).toEqual({ id: 'e2', from: 'render', to: 'end', port: 'out' });
+  });
+
+  it('gives a single-output node only the any-port handle, and ports named by its edges', () => {
+    const doc: FlowDocument = { nodes: [{ id: 'r', kind: 'action', action_ref: 'svc/template-render' }, { id: 'x', kind: 'end' }], edges: [{ id: 'e', from: 'r', to: 'x', port: 'out' }] };
+    expect(irToCanvas(doc, manifests).nodes.map((n) => n.data.outputs)).toEqual([[ANY_PORT, 'out'], []]);
   });
 
   it('lists declared output ports of multi-output nodes and ports edges name that the manifest lacks', () => {

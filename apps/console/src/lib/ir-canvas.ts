@@ -47,11 +47,17 @@ export interface CanvasEdge {
   data: CanvasEdgeData;
 }
 
-/** Output ports of a node: ANY_PORT, the manifest's outputs (or `out` for a pass-through node), and ports edges name. */
+/**
+ * Output handles of a node: ANY_PORT (an edge without port), each declared output of a node with
+ * several (one edge per port, spec rule "Multi-output nodes"), and any port an existing edge names.
+ * A single-output node needs no port handle (any port is its port); an end node has none at all.
+ */
 export function outputHandles(node: FlowNode, manifest: NodeManifest | undefined, edges: FlowEdge[] = []): string[] {
-  const ports = [ANY_PORT];
-  const declared = manifest ? manifest.outputs.map((o) => o.port) : node.action_ref ? [] : ['out'];
-  for (const p of [...declared, ...edges.filter((e) => e.from === node.id && e.port).map((e) => e.port as string)]) if (!ports.includes(p)) ports.push(p);
+  const named = edges.filter((e) => e.from === node.id && e.port).map((e) => e.port as string);
+  const ports = node.kind === 'end' && !named.length ? [] : [ANY_PORT];
+  const outs = manifest ? manifest.outputs.map((o) => o.port) : [];
+  const declared = outs.length > 1 ? outs : [];
+  for (const p of [...declared, ...named]) if (!ports.includes(p)) ports.push(p);
   return ports;
 }
 

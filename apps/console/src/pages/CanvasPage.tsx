@@ -26,7 +26,7 @@ const FlowNodeView = memo(function FlowNodeView({ data, selected }: NodeProps<Fl
   const problems = data.problems ?? [];
   return (
     <div className={`flow-node${selected ? ' selected' : ''}${problems.length || data.unknown ? ' has-problems' : ''}`}>
-      <Handle type="target" id={INPUT_HANDLE} position={Position.Left} aria-label={$t('console.canvas.input', 'Input of {id}', { id: n.id })} />
+      <Handle type="target" id={INPUT_HANDLE} position={Position.Left} title={$t('console.canvas.input', 'Input of {id}', { id: n.id })} />
       <div className="flow-node-title">{n.name ?? n.id}</div>
       <div className="flow-node-meta">
         {n.kind}
@@ -43,7 +43,7 @@ const FlowNodeView = memo(function FlowNodeView({ data, selected }: NodeProps<Fl
         {data.outputs.map((port) => (
           <div key={port} className="flow-node-port">
             <span>{port === ANY_PORT ? $t('console.canvas.anyPort', 'any') : port}</span>
-            <Handle type="source" id={port} position={Position.Right} className="port-handle" aria-label={$t('console.canvas.output', 'Output {port} of {id}', { port, id: n.id })} />
+            <Handle type="source" id={port} position={Position.Right} className="port-handle" title={$t('console.canvas.output', 'Output {port} of {id}', { port, id: n.id })} />
           </div>
         ))}
       </div>

@@ -93,7 +93,7 @@ async function viteStep({ name, configFile, sources, outputs, notBuilt }) {
   try {
     await vite.build({ configFile, logLevel: 'warn' });
   } catch (err) {
-    return console.warn(`build: the ${name} failed to build (${String(err?.message ?? err).split('\n')[0]}); ${notBuilt}`);
+    return console.warn(`build: the ${name} failed to build (the last build, if any, stays in place; without one ${notBuilt})\n${String(err?.message ?? err).trim()}`);
   }
   if (!quiet) console.log(`build: ${name} bundled to ${path.relative(root, path.dirname(outputs[0]))}/ in ${Date.now() - stepStarted} ms`);
 }

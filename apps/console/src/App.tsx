@@ -104,12 +104,13 @@ function SignIn({ config }: { config: ConsoleConfig }) {
 
 function SignedIn() {
   const me = useQuery({ queryKey: ['me'], queryFn: fetchMe });
-  if (me.isPending) return <Loading />;
+  const refused = isUnauthorized(me.error);
+  useEffect(() => {
+    // The token is no longer accepted: back to the sign-in.
+    if (refused) setToken(undefined);
+  }, [refused]);
+  if (me.isPending || refused) return <Loading />;
   if (me.error) {
-    if (isUnauthorized(me.error)) {
-      setToken(undefined);
-      return null;
-    }
     return (
       <main id="main">
         <ErrorNotice error={me.error} onRetry={() => void me.refetch()} />
@@ -155,6 +156,7 @@ function Layout({ me }: { me: Me }) {
         </div>
       ) : null}
       <main id="main">
+        {!me.active || !admin ? <PageTitle>{$t('console.noAccess', 'No access')}</PageTitle> : null}
         {!me.active ? (
           <ErrorNotice error={new FlowplaneApiError({ status: 403, body: { statusCode: 403, error: 'Forbidden', code: 'FORBIDDEN', message: $t('console.me.inactive', 'your user is inactive'), requestId: '' } })} />
         ) : !admin ? (

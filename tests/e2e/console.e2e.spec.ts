@@ -57,6 +57,13 @@ describe('admin console through the gateway', () => {
     }
   });
 
+  it("serves React's production build, whatever NODE_ENV the build ran under (Jest's is test)", async () => {
+    const scripts = await Promise.all(assets.filter((a) => a.endsWith('.js')).map(async (a) => (await fetch(`${base}${a}`)).text()));
+    expect(scripts.join('\n')).toContain('react.transitional.element');
+    // The development build greets the developer and checks keys at run time; the production one does neither.
+    expect(scripts.join('\n')).not.toMatch(/Download the React DevTools|Each child in a list should have a unique/);
+  });
+
   it('answers deep links with the page, a missing asset with 404, /console with 308, writes with 405', async () => {
     const deep = await fetch(`${base}/console/flows/hello/versions`);
     expect([deep.status, deep.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);

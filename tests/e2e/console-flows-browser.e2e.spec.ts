@@ -1,32 +1,22 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { extname, join, resolve } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describeIntegration, hasFile } from '@flowplane/platform/testing';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
 import { call, json, testEnv, token } from '../support/http';
 
 /**
- * The admin console (apps/console, built by `npm run console:build`) in Chromium against an
- * in-process platform: signing in with `#token=` (then gone from the address), the flows landing
- * page, a flow's versions and publishing, the canvas drawing the IR with a node's settings form,
- * saving a new version from the canvas, a run whose events arrive live, the 403 and 401 answers,
- * and axe-core on every page. The pages are served the way the gateway will serve /console/
- * (static files, index.html for every other path, a CSP without inline scripts or styles, so
- * nothing in the console may need them), with /api proxied to the platform's gateway.
+ * The admin console's flow work in Chromium, served by the gateway at /console/ under its CSP,
+ * against an in-process platform: a flow's versions and publishing, the canvas drawing the IR
+ * with a node's settings form and saving a new version, a run whose events arrive live, the 403
+ * (which permission is missing) and 401 (sign in again) answers, axe-core on every page.
  * Screenshots: artifacts/browser/console/<page>.png.
  */
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ROOT = resolve(__dirname, '../..');
-const DIST = join(ROOT, 'dist/console');
 const SHOTS = join(ROOT, 'artifacts/browser/console');
-// The platform's CSP (libs/platform/http security-headers) without even inline styles.
-const CSP = "default-src 'self'; base-uri 'self'; connect-src 'self'; font-src 'self' data:; form-action 'self'; frame-ancestors 'none'; img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self'";
-const TYPES: Record<string, string> = { '.js': 'text/javascript', '.css': 'text/css', '.html': 'text/html; charset=utf-8', '.svg': 'image/svg+xml' };
 
 interface Dom {
   axe: { run(c: unknown, o: unknown): Promise<{ violations: Array<{ id: string; nodes: Array<{ target: unknown }> }> }> };
@@ -34,10 +24,9 @@ interface Dom {
   sessionStorage: { getItem(k: string): string | null };
 }
 
-describeIntegration('admin console in Chromium', hasFile(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`, { requiredInCi: true }, () => {
+describeIntegration('admin console flows, canvas and runs in Chromium', hasFile(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`, { requiredInCi: true }, () => {
   let browser: Browser;
   let platform: Standalone;
-  let site: Server;
   let base: string;
   let api: string;
   let admin: string;
@@ -45,32 +34,13 @@ describeIntegration('admin console in Chromium', hasFile(CHROMIUM) ? false : `no
   const errors: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(join(DIST, 'index.html')) || process.env.CONSOLE_REBUILD !== 'false') execFileSync(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '-c', 'apps/console/vite.config.mts', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
+    // The console comes from the build (npm start and npm test run it first); a direct jest run builds it here.
+    execFileSync(process.execPath, ['tools/build.mjs', '--quiet'], { cwd: ROOT, stdio: 'inherit' });
     mkdirSync(SHOTS, { recursive: true });
     platform = await startStandalone({ env: testEnv() });
     api = `${platform.url}/api/v1`;
+    base = `${platform.url}/console/`;
     admin = await token('alice', ['admin:access']);
-    const gw = new URL(platform.url);
-    site = createServer(async (req, res) => {
-      const url = req.url ?? '/';
-      if (url.startsWith('/api/')) {
-        const up = request({ host: gw.hostname, port: gw.port, path: url, method: req.method, headers: req.headers }, (r) => {
-          res.writeHead(r.statusCode ?? 502, r.headers);
-          r.pipe(res);
-        });
-        up.on('error', () => res.writeHead(502).end());
-        req.pipe(up);
-        return;
-      }
-      const path = new URL(url, 'http://x').pathname;
-      const asset = path.startsWith('/console/assets/') ? join(DIST, path.slice('/console/'.length)) : undefined;
-      if (path === '/console/config.json' || (asset && !existsSync(asset))) return res.writeHead(404).end();
-      const file = asset ?? join(DIST, 'index.html');
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'content-security-policy': CSP });
-      res.end(await readFile(file));
-    });
-    await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-    base = `http://localhost:${(site.address() as AddressInfo).port}/console/`;
     const { chromium } = await import('playwright-core');
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'] });
     // A published flow from the echo template, as the README builds it.
@@ -83,7 +53,6 @@ describeIntegration('admin console in Chromium', hasFile(CHROMIUM) ? false : `no
     for (const c of contexts) await c.close().catch(() => undefined);
     await browser?.close();
     await platform?.close();
-    site?.close();
   });
 
   const open = async (path: string, bearer = admin): Promise<Page> => {
@@ -92,9 +61,9 @@ describeIntegration('admin console in Chromium', hasFile(CHROMIUM) ? false : `no
     const page = await context.newPage();
     page.on('pageerror', (e) => errors.push(`${path}: ${e.message}`));
     page.on('console', (m) => {
-      // The browser logs every refused load (config.json answers 404 without OIDC; the 401 and 403
-      // cases are refused on purpose); nothing else may fail.
-      if (m.type() === 'error' && !/status of 40[134]/.test(m.text())) errors.push(`${path}: ${m.text()}`);
+      // The browser logs every refused load (the 401 and 403 cases are refused on purpose, Chromium
+      // asks for /favicon.ico by itself); nothing else may fail.
+      if (m.type() === 'error' && !/status of 40[13]/.test(m.text()) && !m.location().url.endsWith('/favicon.ico')) errors.push(`${path}: ${m.text()}`);
     });
     await page.goto(`${base}${path}#token=${bearer}`);
     await page.locator('h1').first().waitFor();
@@ -116,7 +85,7 @@ describeIntegration('admin console in Chromium', hasFile(CHROMIUM) ? false : `no
     expect(await page.evaluate(() => (globalThis as unknown as Dom).sessionStorage.getItem('flowplane.console.token'))).toBe(admin);
     expect(await page.locator('h1').innerText()).toBe('Flows');
     await page.locator('a', { hasText: 'Hello' }).waitFor();
-    await page.screenshot({ path: join(SHOTS, 'flows.png') });
+    await page.screenshot({ path: join(SHOTS, 'flows-list.png') });
     expect(await axe(page)).toEqual([]);
   });
 
@@ -125,7 +94,7 @@ describeIntegration('admin console in Chromium', hasFile(CHROMIUM) ? false : `no
     await page.locator('td button', { hasText: 'Publish' }).first().click();
     await page.locator('.history li', { hasText: 'hello@v1' }).waitFor();
     expect((await call(`${api}/flows/hello`, { bearer: admin })).body.published).toEqual({ versionId: 'hello@v1' });
-    await page.screenshot({ path: join(SHOTS, 'flow.png'), fullPage: true });
+    await page.screenshot({ path: join(SHOTS, 'flow-page.png'), fullPage: true });
     expect(await axe(page)).toEqual([]);
   });
 
@@ -162,7 +131,7 @@ describeIntegration('admin console in Chromium', hasFile(CHROMIUM) ? false : `no
     expect(await page.locator('nav').count()).toBe(0);
     const expired = await open('', 'abc.def.ghi');
     expect(await expired.locator('h1').innerText()).toBe('Sign in to Flowplane');
-    await expired.screenshot({ path: join(SHOTS, 'sign-in.png') });
+    await expired.screenshot({ path: join(SHOTS, 'signed-out-401.png') });
     expect(await axe(expired)).toEqual([]);
   });
 

@@ -4,10 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '@flowplane/platform/config';
-import { ConsoleAssets, consoleConfig, type ConsoleConfigBody, defaultConsoleDir } from './console-assets';
+import { acceptsGzip, ConsoleAssets, consoleConfig, type ConsoleConfigBody, defaultConsoleDir } from './console-assets';
 import { GatewayEnv } from './gateway.env';
 
 const STRICT = "default-src 'self';connect-src 'self';script-src 'self'";
+const BIG = `export const rows = [${Array.from({ length: 400 }, (_, i) => `'row ${i}'`).join(', ')}];`;
 const PAGE = '<!doctype html><div id="root"></div><script type="module" src="/console/assets/index-abc123.js"></script>';
 
 /** The console's static answers on a plain HTTP server over a temporary build directory. */
@@ -34,6 +35,7 @@ describe('ConsoleAssets', () => {
     writeFileSync(path.join(dir, 'index.html'), PAGE);
     writeFileSync(path.join(dir, 'assets', 'index-abc123.js'), 'console.log(1);');
     writeFileSync(path.join(dir, 'assets', 'index-abc123.css'), 'body{}');
+    writeFileSync(path.join(dir, 'assets', 'big-abc123.js'), BIG);
     writeFileSync(path.join(dir, 'favicon.svg'), '<svg/>');
     writeFileSync(path.join(path.dirname(dir), `${path.basename(dir)}-secret.txt`), 'secret');
   });
@@ -65,6 +67,37 @@ describe('ConsoleAssets', () => {
     expect([css.status, css.headers.get('content-type')]).toEqual([200, 'text/css; charset=utf-8']);
     const etag = css.headers.get('etag')!;
     expect((await fetch(`${base}/console/assets/index-abc123.css`, { headers: { 'if-none-match': etag } })).status).toBe(304);
+  });
+
+  it('gzips text assets for clients that take gzip (own ETag, Vary, 304 on either ETag), and not for others', async () => {
+    const base = await serve();
+    const url = `${base}/console/assets/big-abc123.js`;
+    const gz = await fetch(url, { headers: { 'accept-encoding': 'gzip, br' } });
+    expect([gz.status, gz.headers.get('content-encoding'), gz.headers.get('vary'), gz.headers.get('cache-control')]).toEqual([200, 'gzip', 'Accept-Encoding', 'public, max-age=31536000, immutable']);
+    expect(Number(gz.headers.get('content-length'))).toBeLessThan(BIG.length / 3);
+    expect(await gz.text()).toBe(BIG);
+    const gzEtag = gz.headers.get('etag')!;
+    expect(gzEtag).toMatch(/^"[\w-]{27}-gz"$/);
+    for (const enc of ['identity', 'gzip;q=0, deflate', '']) {
+      const plain = await fetch(url, { headers: { 'accept-encoding': enc } });
+      expect([enc, plain.headers.get('content-encoding'), plain.headers.get('content-length'), plain.headers.get('vary')]).toEqual([enc, null, String(BIG.length), 'Accept-Encoding']);
+      expect(plain.headers.get('etag')).toBe(gzEtag.replace('-gz', ''));
+      expect(await plain.text()).toBe(BIG);
+    }
+    for (const held of [gzEtag, gzEtag.replace('-gz', '')]) {
+      const again = await fetch(url, { headers: { 'accept-encoding': 'gzip', 'if-none-match': held } });
+      expect([again.status, again.headers.get('etag')]).toEqual([304, held]);
+    }
+    const head = await fetch(url, { method: 'HEAD', headers: { 'accept-encoding': 'gzip' } });
+    expect([head.status, head.headers.get('content-encoding'), head.headers.get('content-length')]).toEqual([200, 'gzip', gz.headers.get('content-length')]);
+    // Small files are not worth it.
+    expect((await fetch(`${base}/console/assets/index-abc123.css`, { headers: { 'accept-encoding': 'gzip' } })).headers.get('content-encoding')).toBeNull();
+  });
+
+  it('reads Accept-Encoding for gzip by name or *, q above 0', () => {
+    expect(['gzip', 'gzip, deflate, br', 'br;q=1.0, gzip;q=0.8', '*', 'GZIP'].map(acceptsGzip)).toEqual([true, true, true, true, true]);
+    expect(['', 'identity', 'br', 'gzip;q=0', 'x-gzip2'].map(acceptsGzip)).toEqual([false, false, false, false, false]);
+    expect(acceptsGzip(undefined)).toBe(false);
   });
 
   it('answers index.html for any other path under /console/ (SPA fallback), a top-level file as it is', async () => {

@@ -3,6 +3,8 @@ import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import { errorBody, requestIdOf } from '@flowplane/platform/http';
 
 /** Where the gateway serves the admin console (a single-page app built by Vite). */
@@ -75,6 +77,22 @@ interface Loaded {
   mtimeMs: number;
   body: Buffer;
   etag: string;
+  /** The gzipped body, made on first demand and kept with the file. */
+  gzipped?: Promise<Buffer | undefined>;
+}
+
+const gzipAsync = promisify(gzip);
+/** Text worth compressing (scripts, styles, the page, SVG); below this size gzip saves nothing. */
+const COMPRESSIBLE = /^(text\/|application\/json|image\/svg\+xml)/;
+const MIN_GZIP_BYTES = 512;
+
+/** Whether an Accept-Encoding header takes gzip (by name or `*`, with a q above 0). */
+export function acceptsGzip(header: string | undefined): boolean {
+  return (header ?? '').split(',').some((part) => {
+    const [name = '', ...params] = part.split(';').map((x) => x.trim());
+    const q = params.find((x) => x.startsWith('q='));
+    return (name.toLowerCase() === 'gzip' || name === '*') && (q === undefined || Number(q.slice(2)) > 0);
+  });
 }
 
 /**
@@ -147,16 +165,27 @@ export class ConsoleAssets {
     if (typeof csp === 'string') res.setHeader('content-security-policy', csp.replace(/(^|;)\s*connect-src([^;]*)/, `$1connect-src$2 ${this.issuerOrigin}`));
   }
 
-  private send(req: IncomingMessage, res: ServerResponse, file: Loaded, type: string, cache: string): void {
-    res.setHeader('ETag', file.etag);
+  /**
+   * Sends a file, gzipped when it is text and the client takes gzip (the platform has no compressing
+   * proxy in front of it under `npm start`, and the console's scripts shrink to a third). Each
+   * encoding has its own strong ETag; a match on either answers 304.
+   */
+  private async send(req: IncomingMessage, res: ServerResponse, file: Loaded, type: string, cache: string): Promise<void> {
+    const compressible = COMPRESSIBLE.test(type) && file.body.length >= MIN_GZIP_BYTES;
+    const gzipped = compressible && acceptsGzip(req.headers['accept-encoding']) ? await (file.gzipped ??= gzipAsync(file.body, { level: 9 }).catch(() => undefined)) : undefined;
+    const gzipEtag = `${file.etag.slice(0, -1)}-gz"`;
+    if (compressible) res.setHeader('Vary', 'Accept-Encoding');
     res.setHeader('Cache-Control', cache);
-    const match = req.headers['if-none-match'];
-    if (match && match.split(',').some((t) => t.trim().replace(/^W\//, '') === file.etag)) {
-      res.writeHead(304).end();
+    // The same bytes either way: a copy the client holds in the other encoding is still current.
+    const held = (req.headers['if-none-match'] ?? '').split(',').map((t) => t.trim().replace(/^W\//, '')).find((t) => t === file.etag || t === gzipEtag);
+    if (held) {
+      res.writeHead(304, { etag: held }).end();
       return;
     }
-    res.writeHead(200, { 'content-type': type, 'content-length': file.body.length });
-    res.end(req.method === 'HEAD' ? undefined : file.body);
+    res.setHeader('ETag', gzipped ? gzipEtag : file.etag);
+    const body = gzipped ?? file.body;
+    res.writeHead(200, { 'content-type': type, 'content-length': body.length, ...(gzipped ? { 'content-encoding': 'gzip' } : {}) });
+    res.end(req.method === 'HEAD' ? undefined : body);
   }
 
   /** A regular file inside the build, read again only when its mtime changed; undefined when absent. */

@@ -61,9 +61,9 @@ describeIntegration('admin console flows, canvas and runs in Chromium', hasFile(
     const page = await context.newPage();
     page.on('pageerror', (e) => errors.push(`${path}: ${e.message}`));
     page.on('console', (m) => {
-      // The browser logs every refused load (the 401 and 403 cases are refused on purpose, Chromium
-      // asks for /favicon.ico by itself); nothing else may fail.
-      if (m.type() === 'error' && !/status of 40[13]/.test(m.text()) && !m.location().url.endsWith('/favicon.ico')) errors.push(`${path}: ${m.text()}`);
+      // The browser logs every refused load (the 400, 401 and 403 cases are refused on purpose,
+      // Chromium asks for /favicon.ico by itself); nothing else may fail.
+      if (m.type() === 'error' && !/status of 40[013]/.test(m.text()) && !m.location().url.endsWith('/favicon.ico')) errors.push(`${path}: ${m.text()}`);
     });
     await page.goto(`${base}${path}#token=${bearer}`);
     await page.locator('h1').first().waitFor();
@@ -123,6 +123,75 @@ describeIntegration('admin console flows, canvas and runs in Chromium', hasFile(
     await page.getByRole('cell', { name: 'completed' }).first().waitFor();
     await page.screenshot({ path: join(SHOTS, 'runs.png'), fullPage: true });
     expect(await axe(page)).toEqual([]);
+  });
+
+  it('builds a flow from nothing on the canvas: new flow, nodes from the palette, connected by dragging, saved, published, run', async () => {
+    const page = await open('');
+    await page.getByRole('button', { name: 'New flow' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Built here');
+    await page.getByLabel('Id (optional, made from the name)').fill('built-here');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.waitForURL(/\/console\/flows\/built-here$/);
+    await page.getByRole('link', { name: 'Open the canvas' }).click();
+    const palette = page.getByLabel('Node type');
+    for (const pick of ['@start', 'svc/template-render', '@end']) {
+      await palette.selectOption(pick);
+      await page.getByRole('button', { name: 'Add node' }).click();
+    }
+    expect(await page.locator('.react-flow__node').count()).toBe(3);
+    const connect = async (from: string, to: string) => {
+      const source = page.locator(`.react-flow__node[data-id="${from}"] .react-flow__handle.source`).first();
+      const target = page.locator(`.react-flow__node[data-id="${to}"] .react-flow__handle.target`);
+      const a = (await source.boundingBox())!;
+      const b = (await target.boundingBox())!;
+      await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 8 });
+      await page.mouse.up();
+    };
+    await page.getByRole('button', { name: 'Fit View' }).click();
+    await connect('start', 'template-render');
+    await connect('template-render', 'end');
+    expect(await page.locator('.react-flow__edge').count()).toBe(2);
+    // The render node's required template is still empty: the server's 400 is pinned to the node
+    // and shown beside the field in its form.
+    await page.getByRole('button', { name: 'Save as a new version' }).click();
+    const render = page.locator('.react-flow__node[data-id="template-render"]');
+    await render.locator('.flow-node-problem', { hasText: 'template' }).waitFor();
+    await page.screenshot({ path: join(SHOTS, 'canvas-refused.png') });
+    await render.click();
+    await page.locator('.inspector').getByText('missing required field').first().waitFor();
+    await page.locator('#root_template').fill('Built: {{input.name}}');
+    await page.getByRole('button', { name: 'Apply settings' }).click();
+    await page.getByRole('button', { name: 'Save as a new version' }).click();
+    await page.waitForURL(/version=built-here%40v1/);
+    const v1 = (await call(`${api}/flows/built-here/versions/built-here@v1`, { bearer: admin })).body.document;
+    expect(v1.nodes.map((n: { id: string; kind: string; action_ref?: string }) => [n.id, n.kind, n.action_ref])).toEqual([
+      ['start', 'start', undefined],
+      ['template-render', 'action', 'svc/template-render'],
+      ['end', 'end', undefined],
+    ]);
+    expect(v1.edges.map((e: { from: string; to: string }) => `${e.from}>${e.to}`)).toEqual(['start>template-render', 'template-render>end']);
+    expect(Object.keys(v1.meta.positions)).toEqual(['start', 'template-render', 'end']);
+    await page.getByRole('link', { name: 'built-here' }).click();
+    await page.locator('td button', { hasText: 'Publish' }).first().click();
+    await page.locator('.history li', { hasText: 'built-here@v1' }).waitFor();
+    await page.getByRole('link', { name: 'Runs', exact: true }).last().click();
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.locator('.events li', { hasText: 'run.completed' }).waitFor();
+    await page.getByRole('link', { name: /^Open run / }).click();
+    await page.getByRole('heading', { name: 'Timeline' }).waitFor();
+    expect(await page.locator('tbody tr').count()).toBe(3);
+    await page.screenshot({ path: join(SHOTS, 'run.png'), fullPage: true });
+    expect(await axe(page)).toEqual([]);
+  });
+
+  it('follows ?lang= into the lang cookie and <html lang>, and offers the active languages', async () => {
+    const page = await open('flows?lang=pl');
+    expect(await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { lang: string } } }).document.documentElement.lang)).toBe('pl');
+    expect(page.url()).not.toContain('lang=');
+    expect((await page.context().cookies()).find((c) => c.name === 'lang')?.value).toBe('pl');
+    expect(await page.getByLabel('Language').locator('option').allInnerTexts()).toEqual(expect.arrayContaining([expect.stringMatching(/polski|Polish|pl/i)]));
   });
 
   it('says which permission is missing (403) and asks to sign in again on a refused token (401)', async () => {

@@ -8,11 +8,13 @@ import { $t } from './i18n';
 import { href, Link, RouterProvider, useRoute } from './router';
 import { ErrorNotice, Loading, PageTitle } from './ui';
 import { FlowsPage } from './pages/FlowsPage';
+import { LanguagePicker } from './LanguagePicker';
 
 // Areas past the landing page load on demand.
 const FlowPage = lazy(() => import('./pages/FlowPage'));
 const CanvasPage = lazy(() => import('./pages/CanvasPage'));
 const RunsPage = lazy(() => import('./pages/RunsPage'));
+const RunPage = lazy(() => import('./pages/RunsPage').then((m) => ({ default: m.RunPage })));
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -137,11 +139,12 @@ function Layout({ me }: { me: Me }) {
             <Link to={href(['flows'])} ariaCurrent={area === 'flows'}>
               {$t('console.nav.flows', 'Flows')}
             </Link>
-            <Link to={href(['runs'])} ariaCurrent={area === 'runs'}>
+            <Link to={href(['runs'])} ariaCurrent={area === 'runs' || area === 'run'}>
               {$t('console.nav.runs', 'Runs')}
             </Link>
           </nav>
         ) : null}
+        <LanguagePicker />
         <span className="who">
           {me.sub}
           {me.superuser ? ` · ${$t('console.me.superuser', 'superuser')}` : ''}
@@ -174,6 +177,7 @@ function Layout({ me }: { me: Me }) {
 function Area({ segments }: { segments: string[] }) {
   const [area, id, sub] = segments;
   if (area === 'runs') return <RunsPage flowId={id} />;
+  if (area === 'run' && id) return <RunPage runId={id} />;
   if (area === 'flows' && id && sub === 'canvas') return <CanvasPage flowId={id} />;
   if (area === 'flows' && id) return <FlowPage flowId={id} />;
   return <FlowsPage />;

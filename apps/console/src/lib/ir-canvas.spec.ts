@@ -1,4 +1,4 @@
-import { ANY_PORT, canvasToIr, freshEdgeId, freshNodeId, INPUT_HANDLE, irToCanvas, nodeFromManifest } from './ir-canvas';
+import { ANY_PORT, canvasToIr, freshEdgeId, freshNodeId, INPUT_HANDLE, irToCanvas, nodeFromManifest, structuralNode } from './ir-canvas';
 import type { FlowDocument, NodeManifest } from './flow-types';
 
 // The bundled flow/echo template, as GET /flows/templates/flow/echo?format=ir answers it.
@@ -92,5 +92,7 @@ describe('IR ↔ canvas', () => {
     expect(freshEdgeId('a', 'b', ['e-a-b'])).toBe('e-a-b-2');
     expect(nodeFromManifest(manifests[0], ['template-render'])).toEqual({ id: 'template-render-2', name: 'Render template', kind: 'action', action_ref: 'svc/template-render', config: { template: 'Hi' } });
     expect(nodeFromManifest(manifests[1], [])).toEqual({ id: 'email-send', name: 'Send email', kind: 'action', action_ref: 'svc/email-send' });
+    expect(structuralNode('start', ['start'])).toEqual({ id: 'start-2', name: 'Start', kind: 'start' });
+    expect(structuralNode('end', [])).toEqual({ id: 'end', name: 'End', kind: 'end' });
   });
 });

@@ -149,3 +149,11 @@ export function freshEdgeId(from: string, to: string, taken: Iterable<string>): 
   if (!used.has(stem)) return stem;
   for (let i = 2; ; i++) if (!used.has(`${stem}-${i}`)) return `${stem}-${i}`;
 }
+
+/** Node kinds placed without a registry entry: a pass-through start and an end. */
+export const STRUCTURAL_KINDS = ['start', 'end'] as const;
+
+/** A new start or end node (no action_ref: the engine passes the packet through). */
+export function structuralNode(kind: (typeof STRUCTURAL_KINDS)[number], taken: Iterable<string>): FlowNode {
+  return { id: freshNodeId(kind, taken), name: kind === 'start' ? 'Start' : 'End', kind };
+}

@@ -7,10 +7,10 @@ import { memo, useEffect, useMemo, useState } from 'react';
 import { api, FlowplaneApiError, unwrap } from '../api';
 import { $t } from '../i18n';
 import type { FlowDocument, FlowEdge, NodeManifest } from '../lib/flow-types';
-import { ANY_PORT, type CanvasEdgeData, type CanvasNodeData, canvasToIr, freshEdgeId, INPUT_HANDLE, irToCanvas, nodeFromManifest } from '../lib/ir-canvas';
+import { ANY_PORT, type CanvasEdgeData, type CanvasNodeData, canvasToIr, freshEdgeId, INPUT_HANDLE, irToCanvas, nodeFromManifest, STRUCTURAL_KINDS, structuralNode } from '../lib/ir-canvas';
 import { configToFormData, formDataToConfig, settingsToForm } from '../lib/settings-form';
 import { createSettingsValidator } from '../lib/settings-validator';
-import { pinProblems, type Problem } from '../lib/validation-problems';
+import { type ApiProblem, pinProblems, type Problem } from '../lib/validation-problems';
 import { href, Link, useRoute } from '../router';
 import { ErrorNotice, Loading, PageTitle } from '../ui';
 import { fetchVersion } from './FlowPage';
@@ -58,7 +58,7 @@ export default function CanvasPage({ flowId }: { flowId: string }) {
   const { route } = useRoute();
   const asked = route.query.get('version') ?? undefined;
   const manifests = useQuery({ queryKey: ['nodes'], queryFn: async () => unwrap(await api.flows.GET('/api/v1/flows/nodes')) as unknown as NodeManifest[] });
-  const versions = useQuery({ queryKey: ['versions', flowId], queryFn: async () => unwrap(await api.flows.GET('/api/v1/flows/{id}/versions', { params: { path: { id: flowId } } })) as Array<{ versionId: string }> });
+  const versions = useQuery({ queryKey: ['versions', flowId], queryFn: async () => unwrap(await api.flows.GET('/api/v1/flows/{id}/versions', { params: { path: { id: flowId } } })) as Array<{ versionId: string; warnings: ApiProblem[] }> });
   const versionId = asked ?? versions.data?.[0]?.versionId;
   const doc = useQuery({ queryKey: ['version', flowId, versionId], queryFn: () => fetchVersion(flowId, versionId!), enabled: Boolean(versionId) });
   const ready = manifests.data && versions.data && (!versionId || doc.data);
@@ -71,7 +71,7 @@ export default function CanvasPage({ flowId }: { flowId: string }) {
       <ErrorNotice error={manifests.error ?? versions.error ?? doc.error} />
       {ready ? (
         <ReactFlowProvider>
-          <Editor key={versionId ?? 'new'} flowId={flowId} base={doc.data ?? { nodes: [], edges: [] }} manifests={manifests.data!} />
+          <Editor key={versionId ?? 'new'} flowId={flowId} base={doc.data ?? { nodes: [], edges: [] }} manifests={manifests.data!} warnings={versions.data?.find((v) => v.versionId === versionId)?.warnings} />
         </ReactFlowProvider>
       ) : (
         <Loading />
@@ -80,7 +80,7 @@ export default function CanvasPage({ flowId }: { flowId: string }) {
   );
 }
 
-function Editor({ flowId, base, manifests }: { flowId: string; base: FlowDocument; manifests: NodeManifest[] }) {
+function Editor({ flowId, base, manifests, warnings }: { flowId: string; base: FlowDocument; manifests: NodeManifest[]; warnings?: ApiProblem[] }) {
   const client = useQueryClient();
   const { navigate } = useRoute();
   const byId = useMemo(() => new Map(manifests.map((m) => [m.id, m])), [manifests]);
@@ -89,7 +89,7 @@ function Editor({ flowId, base, manifests }: { flowId: string; base: FlowDocumen
   const [edges, setEdges, onEdgesChange] = useEdgesState<FlowCanvasEdge>(initial.edges as FlowCanvasEdge[]);
   const [selected, setSelected] = useState<{ node?: string; edge?: string }>({});
   const [dirty, setDirty] = useState(false);
-  const [pick, setPick] = useState(manifests[0]?.id ?? '');
+  const [pick, setPick] = useState<string>(base.nodes.length ? (manifests[0]?.id ?? '@start') : '@start');
   const save = useMutation({
     mutationFn: async (doc: FlowDocument) => unwrap(await api.flows.POST('/api/v1/flows/{id}/versions', { params: { path: { id: flowId }, query: { format: 'ir' } }, body: doc as unknown as Record<string, unknown> })) as { versionId: string },
     onSuccess: (v) => {
@@ -99,18 +99,21 @@ function Editor({ flowId, base, manifests }: { flowId: string; base: FlowDocumen
     },
   });
   const current = () => canvasToIr(base, { nodes, edges: edges.map((e) => ({ ...e, data: e.data })) });
-  // A refused save pins each problem to its node or edge.
+  // A refused save pins each problem to its node or edge; until then, the version's own warnings.
   const pinned = useMemo(() => {
     const details = save.error instanceof FlowplaneApiError ? save.error.details : undefined;
-    return details ? pinProblems(current(), details) : undefined;
-  }, [save.error]);
+    if (details) return pinProblems(current(), details);
+    return warnings?.length ? pinProblems(base, warnings.map((w) => ({ ...w, severity: 'warning' as const }))) : undefined;
+  }, [save.error, warnings, base]);
   useEffect(() => {
     setNodes((ns) => ns.map((n) => ({ ...n, data: { ...n.data, problems: pinned?.nodes.get(n.id) } })));
   }, [pinned, setNodes]);
   const addNode = () => {
+    const taken = nodes.map((n) => n.id);
+    const kind = STRUCTURAL_KINDS.find((k) => pick === `@${k}`);
     const m = byId.get(pick);
-    if (!m) return;
-    const node = nodeFromManifest(m, nodes.map((n) => n.id));
+    if (!kind && !m) return;
+    const node = kind ? structuralNode(kind, taken) : nodeFromManifest(m!, taken);
     const y = nodes.length ? Math.max(...nodes.map((n) => n.position.y)) + 140 : 0;
     const [drawn] = irToCanvas({ nodes: [node], edges: [], meta: { positions: { [node.id]: { x: 0, y } } } }, byId).nodes;
     setNodes((ns) => [...ns, drawn as FlowCanvasNode]);
@@ -132,6 +135,8 @@ function Editor({ flowId, base, manifests }: { flowId: string; base: FlowDocumen
         <label>
           {$t('console.canvas.nodeType', 'Node type')}{' '}
           <select value={pick} onChange={(e) => setPick(e.target.value)}>
+            <option value="@start">{$t('console.canvas.startNode', 'Start (passes the input on)')}</option>
+            <option value="@end">{$t('console.canvas.endNode', 'End (returns the packet)')}</option>
             {manifests.map((m) => (
               <option key={m.id} value={m.id}>
                 {m.name} ({m.id})
@@ -142,7 +147,21 @@ function Editor({ flowId, base, manifests }: { flowId: string; base: FlowDocumen
         <button type="button" onClick={addNode}>
           {$t('console.canvas.addNode', 'Add node')}
         </button>
-        <button type="button" className="primary" disabled={save.isPending} onClick={() => save.mutate(current())}>
+        <button
+          type="button"
+          disabled={!node && !edge}
+          onClick={() => {
+            if (node) {
+              setNodes((ns) => ns.filter((n) => n.id !== node.id));
+              setEdges((es) => es.filter((e) => e.source !== node.id && e.target !== node.id));
+            } else if (edge) setEdges((es) => es.filter((e) => e.id !== edge.id));
+            setSelected({});
+            setDirty(true);
+          }}
+        >
+          {$t('console.canvas.delete', 'Delete the selection')}
+        </button>
+        <button type="button" className="primary" disabled={save.isPending || !nodes.length} onClick={() => save.mutate(current())}>
           {$t('console.canvas.save', 'Save as a new version')}
         </button>
         {dirty ? <span className="muted">{$t('console.canvas.unsaved', 'Unsaved changes')}</span> : null}

@@ -5,6 +5,7 @@ import { api, unwrap } from '../api';
 import { currentToken } from '../auth/session';
 import { $t } from '../i18n';
 import { href, Link, useRoute } from '../router';
+import { runTimeline, type TimelineEvent, type UsageRow } from '../lib/run-timeline';
 import { ErrorNotice, Loading, PageTitle } from '../ui';
 
 const STATUSES = ['running', 'completed', 'rejected', 'failed', 'cancelled'] as const;
@@ -52,7 +53,9 @@ export default function RunsPage({ flowId }: { flowId?: string }) {
             {runs.data.pages.flatMap((p) => p.items).map((r) => (
               <tr key={r.runId}>
                 <td>
-                  <code>{r.runId}</code>
+                  <Link to={href(['run', r.runId])}>
+                    <code>{r.runId}</code>
+                  </Link>
                 </td>
                 <td>
                   <Link to={href(['flows', r.flowId])}>{r.flowId}</Link> <span className="muted small">{r.versionId}{r.variant ? ` · ${r.variant}` : ''}</span>
@@ -85,6 +88,7 @@ function StartRun({ flowId, onEnded }: { flowId: string; onEnded: () => void }) 
   const [frames, setFrames] = useState<RunFrame[]>([]);
   const [error, setError] = useState<unknown>();
   const [running, setRunning] = useState(false);
+  const [runId, setRunId] = useState<string>();
   const abort = useRef<AbortController | undefined>(undefined);
   const flow = useQuery({ queryKey: ['flow', flowId], queryFn: async () => unwrap(await api.flows.GET('/api/v1/flows/{id}', { params: { path: { id: flowId } } })) as { published?: unknown } });
   useEffect(() => () => abort.current?.abort(), []);
@@ -102,11 +106,13 @@ function StartRun({ flowId, onEnded }: { flowId: string; onEnded: () => void }) 
     }
     setProblem(undefined);
     setFrames([]);
+    setRunId(undefined);
     setError(undefined);
     setRunning(true);
     abort.current = new AbortController();
     try {
       const stream = await streamRun({ baseUrl: location.origin, token: () => currentToken(), flowId, input: parsed, signal: abort.current.signal });
+      setRunId(stream.runId);
       for await (const f of stream) setFrames((fs) => [...fs, f]);
     } catch (e) {
       if ((e as Error).name !== 'AbortError') setError(e);
@@ -144,6 +150,11 @@ function StartRun({ flowId, onEnded }: { flowId: string; onEnded: () => void }) 
         </div>
       </form>
       <ErrorNotice error={error} />
+      {runId ? (
+        <p>
+          <Link to={href(['run', runId])}>{$t('console.runs.openRun', 'Open run {id}', { id: runId })}</Link>
+        </p>
+      ) : null}
       {frames.length ? (
         <ol className="events" aria-live="polite" aria-label={$t('console.runs.events', 'Run events')}>
           {frames.map((f) => (
@@ -154,5 +165,129 @@ function StartRun({ flowId, onEnded }: { flowId: string; onEnded: () => void }) 
         </ol>
       ) : null}
     </section>
+  );
+}
+
+type RunDetail = { runId: string; flowId: string; versionId: string; variant?: string; status: string; startedBy: string; startedAt: string; durationMs?: number; output?: unknown; error?: Record<string, unknown>; timeline: TimelineEvent[] };
+
+/** One run: status, output or error, and its timeline per node with durations, tokens and cost. */
+export function RunPage({ runId }: { runId: string }) {
+  const run = useQuery({
+    queryKey: ['run', runId],
+    queryFn: async () => unwrap(await api.flows.GET('/api/v1/runs/{runId}', { params: { path: { runId } } })) as unknown as RunDetail,
+    // A run still going is asked again each second while this page is open.
+    refetchInterval: (q) => (q.state.data?.status === 'running' ? 1000 : false),
+  });
+  const usage = useQuery({
+    queryKey: ['run-usage', runId, run.data?.status],
+    queryFn: async () => (unwrap(await api.flows.GET('/api/v1/admin/llm/usage', { params: { query: { runId, limit: 200 } } })) as { items: UsageRow[] }).items,
+    enabled: Boolean(run.data),
+  });
+  const t = run.data ? runTimeline(run.data.timeline, usage.data ?? []) : undefined;
+  return (
+    <>
+      <p className="crumbs">
+        <Link to={href(['runs'])}>{$t('console.nav.runs', 'Runs')}</Link>
+        {run.data ? (
+          <>
+            {' / '}
+            <Link to={href(['runs', run.data.flowId])}>{run.data.flowId}</Link>
+          </>
+        ) : null}
+      </p>
+      <PageTitle>{$t('console.run.title', 'Run {id}', { id: runId })}</PageTitle>
+      {run.isPending ? <Loading /> : null}
+      <ErrorNotice error={run.error} onRetry={() => void run.refetch()} />
+      {run.data && t ? (
+        <>
+          <dl className="diff">
+            <dt>{$t('console.runs.status', 'Status')}</dt>
+            <dd>
+              <span className={`status status-${run.data.status}`}>{run.data.status}</span>
+            </dd>
+            <dt>{$t('console.flow.version', 'Version')}</dt>
+            <dd>
+              <code>{run.data.versionId}</code>
+              {run.data.variant ? ` · ${run.data.variant}` : ''}
+            </dd>
+            <dt>{$t('console.runs.started', 'Started')}</dt>
+            <dd>
+              <time dateTime={run.data.startedAt}>{new Date(run.data.startedAt).toLocaleString()}</time> · {run.data.startedBy}
+            </dd>
+            <dt>{$t('console.runs.duration', 'Duration')}</dt>
+            <dd>{run.data.durationMs !== undefined ? `${run.data.durationMs} ms` : '—'}</dd>
+          </dl>
+          <section aria-labelledby="timeline-title">
+            <h2 id="timeline-title">{$t('console.run.timeline', 'Timeline')}</h2>
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">{$t('console.run.node', 'Node')}</th>
+                  <th scope="col">{$t('console.run.start', 'Start')}</th>
+                  <th scope="col">{$t('console.runs.duration', 'Duration')}</th>
+                  <th scope="col">{$t('console.runs.status', 'Status')}</th>
+                  <th scope="col">{$t('console.run.port', 'Port')}</th>
+                  <th scope="col">{$t('console.run.notes', 'Notes')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {t.steps.map((s, i) => (
+                  <tr key={i}>
+                    <td>
+                      <code>{s.nodeId}</code> {s.name && s.name !== s.nodeId ? <span className="muted small">{s.name}</span> : null}
+                    </td>
+                    <td>+{s.startMs} ms</td>
+                    <td>{s.durationMs !== undefined ? `${s.durationMs} ms` : '—'}</td>
+                    <td>
+                      <span className={`status status-${s.status}`}>{s.status}</span>
+                    </td>
+                    <td>{s.port ?? '—'}</td>
+                    <td className="small">{[s.error, ...s.warnings, s.chunks ? $t('console.run.chunks', '{n, plural, one {# streamed chunk} other {# streamed chunks}}', { n: s.chunks }) : ''].filter(Boolean).join(' · ')}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </section>
+          {t.usage.length ? (
+            <section aria-labelledby="usage-title">
+              <h2 id="usage-title">{$t('console.run.usage', 'Model usage')}</h2>
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">{$t('console.run.node', 'Node')}</th>
+                    <th scope="col">{$t('console.run.calls', 'Calls')}</th>
+                    <th scope="col">{$t('console.run.tokens', 'Tokens (prompt + completion)')}</th>
+                    <th scope="col">{$t('console.run.cost', 'Cost')}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {t.usage.map((u) => (
+                    <tr key={u.nodeId}>
+                      <td>
+                        <code>{u.nodeId || '—'}</code>
+                      </td>
+                      <td>{u.calls}</td>
+                      <td>
+                        {u.totalTokens} ({u.promptTokens} + {u.completionTokens})
+                      </td>
+                      <td>
+                        {u.cost !== undefined ? `${u.cost.toFixed(6)} ${u.currency ?? ''}` : '—'}
+                        {u.unpriced ? ` · ${$t('console.run.unpriced', '{n} unpriced', { n: u.unpriced })}` : ''}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </section>
+          ) : null}
+          <section aria-labelledby="output-title">
+            <h2 id="output-title">{run.data.error ? $t('console.run.error', 'Error') : $t('console.run.output', 'Output')}</h2>
+            <pre className="code" tabIndex={0}>
+              {JSON.stringify(run.data.error ?? run.data.output ?? null, null, 2)}
+            </pre>
+          </section>
+        </>
+      ) : null}
+    </>
   );
 }

@@ -186,12 +186,15 @@ describeIntegration('admin console flows, canvas and runs in Chromium', hasFile(
     expect(await axe(page)).toEqual([]);
   });
 
-  it('follows ?lang= into the lang cookie and <html lang>, and offers the active languages', async () => {
+  it('switches to Polish with ?lang=pl (seeded catalog), into the lang cookie and <html lang>, and offers the active languages', async () => {
     const page = await open('flows?lang=pl');
+    await page.getByRole('heading', { name: 'Przepływy' }).waitFor();
+    expect(await page.getByRole('navigation').innerText()).toContain('Przebiegi');
+    await page.screenshot({ path: join(SHOTS, 'flows-pl.png') });
     expect(await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { lang: string } } }).document.documentElement.lang)).toBe('pl');
     expect(page.url()).not.toContain('lang=');
     expect((await page.context().cookies()).find((c) => c.name === 'lang')?.value).toBe('pl');
-    expect(await page.getByLabel('Language').locator('option').allInnerTexts()).toEqual(expect.arrayContaining([expect.stringMatching(/polski|Polish|pl/i)]));
+    expect(await page.getByLabel('Język').locator('option').allInnerTexts()).toEqual(expect.arrayContaining([expect.stringMatching(/polski|Polish|pl/i)]));
   });
 
   it('says which permission is missing (403) and asks to sign in again on a refused token (401)', async () => {

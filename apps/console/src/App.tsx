@@ -70,10 +70,10 @@ function SignIn({ config }: { config: ConsoleConfig }) {
   const [problem, setProblem] = useState<string>();
   return (
     <main id="main" className="sign-in">
-      <PageTitle>{$t('console.signIn.title', 'Sign in to Flowplane')}</PageTitle>
+      <PageTitle>{$t('signIn.title', 'Sign in to Flowplane')}</PageTitle>
       {config.oidc ? (
         <button type="button" className="primary" onClick={() => void signInRedirect(config.oidc!)}>
-          {$t('console.signIn.oidc', 'Sign in with your identity provider')}
+          {$t('signIn.oidc', 'Sign in with your identity provider')}
         </button>
       ) : (
         <form
@@ -81,14 +81,14 @@ function SignIn({ config }: { config: ConsoleConfig }) {
             e.preventDefault();
             const t = value.trim().replace(/^Bearer\s+/i, '');
             if (!/^[\w-]+\.[\w-]+\.[\w-]*$/.test(t)) {
-              setProblem($t('console.signIn.notAToken', 'This is not a JSON Web Token (three dot-separated parts).'));
+              setProblem($t('signIn.notAToken', 'This is not a JSON Web Token (three dot-separated parts).'));
               return;
             }
             setToken(t);
           }}
         >
-          <p>{$t('console.signIn.devHelp', 'Development sign-in: paste a bearer token, for example from npm run token -- --sub alice --perm admin:access.')}</p>
-          <label htmlFor="token">{$t('console.signIn.token', 'Bearer token')}</label>
+          <p>{$t('signIn.devHelp', 'Development sign-in: paste a bearer token, for example from npm run token -- --sub alice --perm admin:access.')}</p>
+          <label htmlFor="token">{$t('signIn.token', 'Bearer token')}</label>
           <textarea id="token" rows={4} value={value} onChange={(e) => setValue(e.target.value)} aria-invalid={problem ? true : undefined} aria-describedby={problem ? 'token-error' : undefined} spellCheck={false} autoComplete="off" required />
           {problem ? (
             <p id="token-error" className="field-error">
@@ -96,7 +96,7 @@ function SignIn({ config }: { config: ConsoleConfig }) {
             </p>
           ) : null}
           <button type="submit" className="primary">
-            {$t('console.signIn.submit', 'Sign in')}
+            {$t('signIn.submit', 'Sign in')}
           </button>
         </form>
       )}
@@ -130,40 +130,40 @@ function Layout({ me }: { me: Me }) {
   return (
     <>
       <a className="skip" href="#main">
-        {$t('console.skip', 'Skip to content')}
+        {$t('skip', 'Skip to content')}
       </a>
       <header className="top">
         <span className="brand">Flowplane</span>
         {admin ? (
-          <nav aria-label={$t('console.nav.label', 'Areas')}>
+          <nav aria-label={$t('nav.label', 'Areas')}>
             <Link to={href(['flows'])} ariaCurrent={area === 'flows'}>
-              {$t('console.nav.flows', 'Flows')}
+              {$t('nav.flows', 'Flows')}
             </Link>
             <Link to={href(['runs'])} ariaCurrent={area === 'runs' || area === 'run'}>
-              {$t('console.nav.runs', 'Runs')}
+              {$t('nav.runs', 'Runs')}
             </Link>
           </nav>
         ) : null}
         <LanguagePicker />
         <span className="who">
           {me.sub}
-          {me.superuser ? ` · ${$t('console.me.superuser', 'superuser')}` : ''}
+          {me.superuser ? ` · ${$t('me.superuser', 'superuser')}` : ''}
         </span>
         <button type="button" onClick={() => setToken(undefined)}>
-          {$t('console.signOut', 'Sign out')}
+          {$t('signOut', 'Sign out')}
         </button>
       </header>
       {offline ? (
         <div className="notice warn" role="status">
-          {$t('console.offline', 'Connection lost. Retrying when it is back…')}
+          {$t('offline', 'Connection lost. Retrying when it is back…')}
         </div>
       ) : null}
       <main id="main">
-        {!me.active || !admin ? <PageTitle>{$t('console.noAccess', 'No access')}</PageTitle> : null}
+        {!me.active || !admin ? <PageTitle>{$t('noAccess', 'No access')}</PageTitle> : null}
         {!me.active ? (
-          <ErrorNotice error={new FlowplaneApiError({ status: 403, body: { statusCode: 403, error: 'Forbidden', code: 'FORBIDDEN', message: $t('console.me.inactive', 'your user is inactive'), requestId: '' } })} />
+          <ErrorNotice error={new FlowplaneApiError({ status: 403, body: { statusCode: 403, error: 'Forbidden', code: 'FORBIDDEN', message: $t('me.inactive', 'your user is inactive'), requestId: '' } })} />
         ) : !admin ? (
-          <ErrorNotice error={new FlowplaneApiError({ status: 403, body: { statusCode: 403, error: 'Forbidden', code: 'FORBIDDEN', message: $t('console.me.missing', 'missing permission: {perm}', { perm: ADMIN }), requestId: '' } })} />
+          <ErrorNotice error={new FlowplaneApiError({ status: 403, body: { statusCode: 403, error: 'Forbidden', code: 'FORBIDDEN', message: $t('me.missing', 'missing permission: {perm}', { perm: ADMIN }), requestId: '' } })} />
         ) : (
           <Suspense fallback={<Loading />}>
             <Area segments={route.segments} />

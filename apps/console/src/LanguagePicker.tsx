@@ -10,7 +10,7 @@ export function LanguagePicker() {
   return (
     <>
       <label className="lang">
-        <span className="visually-hidden">{$t('console.language', 'Language')}</span>
+        <span className="visually-hidden">{$t('language', 'Language')}</span>
         <select value={active ? locales.data.find((l) => primary(l.code) === current)!.code : ''} onChange={(e) => void setLanguage(e.target.value)}>
           {active ? null : <option value="">{current}</option>}
           {locales.data.map((l) => (
@@ -22,7 +22,7 @@ export function LanguagePicker() {
       </label>
       {active ? null : (
         <p className="notice warn lang-notice" role="status">
-          {$t('console.languageInactive', 'The language {lang} is not active on this platform: texts fall back to the default language.', { lang: current })}
+          {$t('languageInactive', 'The language {lang} is not active on this platform: texts fall back to the default language.', { lang: current })}
         </p>
       )}
     </>

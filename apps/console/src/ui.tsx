@@ -9,18 +9,18 @@ export function ErrorNotice({ error, onRetry }: { error: unknown; onRetry?: () =
   let text: string;
   let action: ReactNode = null;
   if (error instanceof FlowplaneApiError && error.status === 401) {
-    text = $t('console.error.unauthorized', 'Your sign-in is no longer valid. Sign in again.');
+    text = $t('error.unauthorized', 'Your sign-in is no longer valid. Sign in again.');
     action = (
       <button type="button" onClick={() => setToken(undefined)}>
-        {$t('console.signIn.again', 'Sign in again')}
+        {$t('signIn.again', 'Sign in again')}
       </button>
     );
   } else if (error instanceof FlowplaneApiError && error.status === 403) {
-    text = $t('console.error.forbidden', 'You may not do this: {reason}', { reason: error.message });
+    text = $t('error.forbidden', 'You may not do this: {reason}', { reason: error.message });
   } else if (error instanceof FlowplaneApiError) {
-    text = error.requestId ? $t('console.error.api', '{message} (request {requestId})', { message: error.message, requestId: error.requestId }) : error.message;
+    text = error.requestId ? $t('error.api', '{message} (request {requestId})', { message: error.message, requestId: error.requestId }) : error.message;
   } else if (error instanceof NetworkError) {
-    text = $t('console.error.network', 'The platform cannot be reached. Check the connection and retry.');
+    text = $t('error.network', 'The platform cannot be reached. Check the connection and retry.');
   } else {
     text = error instanceof Error ? error.message : String(error);
   }
@@ -29,7 +29,7 @@ export function ErrorNotice({ error, onRetry }: { error: unknown; onRetry?: () =
       <span>{text}</span> {action}
       {onRetry && !action ? (
         <button type="button" onClick={onRetry}>
-          {$t('console.retry', 'Retry')}
+          {$t('retry', 'Retry')}
         </button>
       ) : null}
     </div>
@@ -59,7 +59,18 @@ export function PageTitle({ children }: { children: ReactNode }) {
 export function Loading() {
   return (
     <p role="status" className="muted">
-      {$t('console.loading', 'Loading…')}
+      {$t('loading', 'Loading…')}
     </p>
   );
+}
+
+/** A timestamp in the page's language (`<html lang>`, which follows the loaded catalog). */
+export function formatTime(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  try {
+    return d.toLocaleString(document.documentElement.lang || undefined);
+  } catch {
+    return d.toLocaleString();
+  }
 }

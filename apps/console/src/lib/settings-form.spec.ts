@@ -59,7 +59,7 @@ describe('settings schema → form', () => {
 
   it('translates its help through the given $t', () => {
     const form = settingsToForm(llm, (key, _d, p) => `${key}${p ? JSON.stringify(p) : ''}`);
-    expect((form.uiSchema.model as any)['ui:help']).toBe('console.settings.overridable');
+    expect((form.uiSchema.model as any)['ui:help']).toBe('settings.overridable');
   });
 
   it('copies config into form data', () => {

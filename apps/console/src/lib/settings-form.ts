@@ -69,7 +69,7 @@ function humanize(key: string): string {
 }
 
 /** The @rjsf schema and uiSchema of a settings schema. */
-export function settingsToForm(settings: JsonSchema | undefined, t: Translate = plainT): SettingsForm {
+export function settingsToForm(settings: JsonSchema | undefined, $t: Translate = plainT): SettingsForm {
   const props = ((settings?.['properties'] ?? {}) as Record<string, Prop>) || {};
   const order = propertyOrder(settings);
   const uiSchema: Record<string, unknown> = { 'ui:order': [...order, '*'] };
@@ -88,18 +88,18 @@ export function settingsToForm(settings: JsonSchema | undefined, t: Translate = 
       selectors.push({ key, kind, options: p['x-options-unavailable'] ? undefined : options });
       if (p['x-options-unavailable']) {
         delete clean.enum;
-        help.push(t('console.settings.profilesUnavailable', 'Profiles of kind {kind} could not be listed: type a profile id.', { kind }));
+        help.push($t('settings.profilesUnavailable', 'Profiles of kind {kind} could not be listed: type a profile id.', { kind }));
       } else if (!options?.length) {
-        help.push(t('console.settings.noProfiles', 'No profile of kind {kind} exists yet.', { kind }));
+        help.push($t('settings.noProfiles', 'No profile of kind {kind} exists yet.', { kind }));
       } else {
-        help.push(t('console.settings.profileOfKind', 'A profile of kind {kind}.', { kind }));
+        help.push($t('settings.profileOfKind', 'A profile of kind {kind}.', { kind }));
       }
       const overrides = Array.isArray(p['x-overrides']) ? (p['x-overrides'] as unknown[]).filter((k): k is string => typeof k === 'string') : [];
-      if (overrides.length) help.push(t('console.settings.overrides', 'The profile supplies defaults for: {keys}.', { keys: overrides.join(', ') }));
+      if (overrides.length) help.push($t('settings.overrides', 'The profile supplies defaults for: {keys}.', { keys: overrides.join(', ') }));
     }
     if (p['x-profile-overridable'] === true) {
       overridable.push(key);
-      help.push(t('console.settings.overridable', 'Leave blank to use the value of the selected profile.'));
+      help.push($t('settings.overridable', 'Leave blank to use the value of the selected profile.'));
     }
     if (help.length) ui['ui:help'] = help.join(' ');
     if (clean['format'] === 'textarea' || (clean['type'] === 'string' && typeof clean['maxLength'] === 'number' && (clean['maxLength'] as number) > 200)) ui['ui:widget'] = 'textarea';

@@ -41,35 +41,35 @@ function deepEqual(a: unknown, b: unknown): boolean {
 }
 
 /** Every problem of `data` against `schema`; `path` is the rjsf property path (`.a.b`, `.list.0`). */
-export function validateValue(schema: JsonSchema | boolean | undefined, data: unknown, t: Translate = plainT, path = ''): FieldError[] {
+export function validateValue(schema: JsonSchema | boolean | undefined, data: unknown, $t: Translate = plainT, path = ''): FieldError[] {
   if (schema === undefined || schema === true) return [];
   const errs: FieldError[] = [];
   const add = (name: string, message: string, at = path, params?: Record<string, unknown>) => errs.push({ name, property: at || '.', message, stack: `${at || '.'} ${message}`.trim(), params });
   if (schema === false) {
-    add('false schema', t('console.validate.notAllowed', 'is not allowed'));
+    add('false schema', $t('validate.notAllowed', 'is not allowed'));
     return errs;
   }
   if (data === undefined) return errs;
   const s = schema as Record<string, unknown>;
   const types = Array.isArray(s['type']) ? (s['type'] as string[]) : typeof s['type'] === 'string' ? [s['type'] as string] : [];
   if (types.length && !types.some((ty) => typeMatches(ty, data))) {
-    add('type', t('console.validate.type', 'must be {type}', { type: types.join(' or ') }), path, { type: types });
+    add('type', $t('validate.type', 'must be {type}', { type: types.join(' or ') }), path, { type: types });
     return errs;
   }
-  if (Array.isArray(s['enum']) && !(s['enum'] as unknown[]).some((e) => deepEqual(e, data))) add('enum', t('console.validate.enum', 'must be one of: {values}', { values: (s['enum'] as unknown[]).map((e) => JSON.stringify(e)).join(', ') }));
-  if ('const' in s && !deepEqual(s['const'], data)) add('const', t('console.validate.const', 'must be {value}', { value: JSON.stringify(s['const']) }));
+  if (Array.isArray(s['enum']) && !(s['enum'] as unknown[]).some((e) => deepEqual(e, data))) add('enum', $t('validate.enum', 'must be one of: {values}', { values: (s['enum'] as unknown[]).map((e) => JSON.stringify(e)).join(', ') }));
+  if ('const' in s && !deepEqual(s['const'], data)) add('const', $t('validate.const', 'must be {value}', { value: JSON.stringify(s['const']) }));
   if (typeof data === 'number') {
     const n = (k: string) => (typeof s[k] === 'number' ? (s[k] as number) : undefined);
     const min = n('minimum'), max = n('maximum'), xmin = n('exclusiveMinimum'), xmax = n('exclusiveMaximum');
-    if (min !== undefined && data < min) add('minimum', t('console.validate.minimum', 'must be at least {limit}', { limit: min }));
-    if (max !== undefined && data > max) add('maximum', t('console.validate.maximum', 'must be at most {limit}', { limit: max }));
-    if (xmin !== undefined && data <= xmin) add('exclusiveMinimum', t('console.validate.exclusiveMinimum', 'must be more than {limit}', { limit: xmin }));
-    if (xmax !== undefined && data >= xmax) add('exclusiveMaximum', t('console.validate.exclusiveMaximum', 'must be less than {limit}', { limit: xmax }));
+    if (min !== undefined && data < min) add('minimum', $t('validate.minimum', 'must be at least {limit}', { limit: min }));
+    if (max !== undefined && data > max) add('maximum', $t('validate.maximum', 'must be at most {limit}', { limit: max }));
+    if (xmin !== undefined && data <= xmin) add('exclusiveMinimum', $t('validate.exclusiveMinimum', 'must be more than {limit}', { limit: xmin }));
+    if (xmax !== undefined && data >= xmax) add('exclusiveMaximum', $t('validate.exclusiveMaximum', 'must be less than {limit}', { limit: xmax }));
   }
   if (typeof data === 'string') {
     const len = [...data].length;
-    if (typeof s['minLength'] === 'number' && len < (s['minLength'] as number)) add('minLength', t('console.validate.minLength', 'must have at least {limit} characters', { limit: s['minLength'] as number }));
-    if (typeof s['maxLength'] === 'number' && len > (s['maxLength'] as number)) add('maxLength', t('console.validate.maxLength', 'must have at most {limit} characters', { limit: s['maxLength'] as number }));
+    if (typeof s['minLength'] === 'number' && len < (s['minLength'] as number)) add('minLength', $t('validate.minLength', 'must have at least {limit} characters', { limit: s['minLength'] as number }));
+    if (typeof s['maxLength'] === 'number' && len > (s['maxLength'] as number)) add('maxLength', $t('validate.maxLength', 'must have at most {limit} characters', { limit: s['maxLength'] as number }));
     if (typeof s['pattern'] === 'string') {
       let re: RegExp | undefined;
       try {
@@ -77,24 +77,24 @@ export function validateValue(schema: JsonSchema | boolean | undefined, data: un
       } catch {
         re = undefined;
       }
-      if (re && !re.test(data)) add('pattern', t('console.validate.pattern', 'must match {pattern}', { pattern: s['pattern'] as string }));
+      if (re && !re.test(data)) add('pattern', $t('validate.pattern', 'must match {pattern}', { pattern: s['pattern'] as string }));
     }
   }
   if (Array.isArray(data)) {
-    if (typeof s['minItems'] === 'number' && data.length < (s['minItems'] as number)) add('minItems', t('console.validate.minItems', 'must have at least {limit} items', { limit: s['minItems'] as number }));
-    if (typeof s['maxItems'] === 'number' && data.length > (s['maxItems'] as number)) add('maxItems', t('console.validate.maxItems', 'must have at most {limit} items', { limit: s['maxItems'] as number }));
-    if (s['items'] && typeof s['items'] === 'object' && !Array.isArray(s['items'])) data.forEach((item, i) => errs.push(...validateValue(s['items'] as JsonSchema, item, t, `${path}.${i}`)));
+    if (typeof s['minItems'] === 'number' && data.length < (s['minItems'] as number)) add('minItems', $t('validate.minItems', 'must have at least {limit} items', { limit: s['minItems'] as number }));
+    if (typeof s['maxItems'] === 'number' && data.length > (s['maxItems'] as number)) add('maxItems', $t('validate.maxItems', 'must have at most {limit} items', { limit: s['maxItems'] as number }));
+    if (s['items'] && typeof s['items'] === 'object' && !Array.isArray(s['items'])) data.forEach((item, i) => errs.push(...validateValue(s['items'] as JsonSchema, item, $t, `${path}.${i}`)));
   }
   if (typeOf(data) === 'object') {
     const obj = data as Record<string, unknown>;
     const props = (s['properties'] ?? {}) as Record<string, JsonSchema>;
     for (const key of Array.isArray(s['required']) ? (s['required'] as string[]) : []) {
-      if (obj[key] === undefined || obj[key] === '') add('required', t('console.validate.required', 'is required'), `${path}.${key}`, { missingProperty: key });
+      if (obj[key] === undefined || obj[key] === '') add('required', $t('validate.required', 'is required'), `${path}.${key}`, { missingProperty: key });
     }
     for (const [key, value] of Object.entries(obj)) {
-      if (key in props) errs.push(...validateValue(props[key], value, t, `${path}.${key}`));
-      else if (s['additionalProperties'] === false && value !== undefined) add('additionalProperties', t('console.validate.additional', 'is not a setting of this node'), `${path}.${key}`);
-      else if (s['additionalProperties'] && typeof s['additionalProperties'] === 'object') errs.push(...validateValue(s['additionalProperties'] as JsonSchema, value, t, `${path}.${key}`));
+      if (key in props) errs.push(...validateValue(props[key], value, $t, `${path}.${key}`));
+      else if (s['additionalProperties'] === false && value !== undefined) add('additionalProperties', $t('validate.additional', 'is not a setting of this node'), `${path}.${key}`);
+      else if (s['additionalProperties'] && typeof s['additionalProperties'] === 'object') errs.push(...validateValue(s['additionalProperties'] as JsonSchema, value, $t, `${path}.${key}`));
     }
   }
   return errs;
@@ -112,18 +112,18 @@ export function toErrorTree(errors: FieldError[]): ErrorTree {
 }
 
 /** The validator object @rjsf/core's `validator` prop takes (rjsf's ValidatorType). */
-export function createSettingsValidator(t: Translate = plainT) {
+export function createSettingsValidator($t: Translate = plainT) {
   return {
     validateFormData(formData: unknown, schema: JsonSchema, customValidate?: unknown, transformErrors?: (errors: FieldError[], uiSchema?: unknown) => FieldError[], uiSchema?: unknown) {
-      let errors = validateValue(schema, formData, t);
+      let errors = validateValue(schema, formData, $t);
       if (transformErrors) errors = transformErrors(errors, uiSchema);
       return { errors, errorSchema: toErrorTree(errors) };
     },
     isValid(schema: JsonSchema, formData: unknown, _rootSchema?: JsonSchema): boolean {
-      return validateValue(schema, formData, t).length === 0;
+      return validateValue(schema, formData, $t).length === 0;
     },
     rawValidation(schema: JsonSchema, formData?: unknown) {
-      return { errors: validateValue(schema, formData, t) };
+      return { errors: validateValue(schema, formData, $t) };
     },
     reset() {},
   };

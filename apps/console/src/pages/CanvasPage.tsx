@@ -26,13 +26,13 @@ const FlowNodeView = memo(function FlowNodeView({ data, selected }: NodeProps<Fl
   const problems = data.problems ?? [];
   return (
     <div className={`flow-node${selected ? ' selected' : ''}${problems.length || data.unknown ? ' has-problems' : ''}`}>
-      <Handle type="target" id={INPUT_HANDLE} position={Position.Left} title={$t('console.canvas.input', 'Input of {id}', { id: n.id })} />
+      <Handle type="target" id={INPUT_HANDLE} position={Position.Left} title={$t('canvas.input', 'Input of {id}', { id: n.id })} />
       <div className="flow-node-title">{n.name ?? n.id}</div>
       <div className="flow-node-meta">
         {n.kind}
         {n.action_ref ? ` · ${n.action_ref}` : ''}
       </div>
-      {data.unknown ? <div className="flow-node-problem">{$t('console.canvas.unknownNode', 'not in the node registry')}</div> : null}
+      {data.unknown ? <div className="flow-node-problem">{$t('canvas.unknownNode', 'not in the node registry')}</div> : null}
       {problems.map((p, i) => (
         <div key={i} className="flow-node-problem">
           {p.key ? `${p.key}: ` : ''}
@@ -42,8 +42,8 @@ const FlowNodeView = memo(function FlowNodeView({ data, selected }: NodeProps<Fl
       <div className="flow-node-ports">
         {data.outputs.map((port) => (
           <div key={port} className="flow-node-port">
-            <span>{port === ANY_PORT ? $t('console.canvas.anyPort', 'any') : port}</span>
-            <Handle type="source" id={port} position={Position.Right} className="port-handle" title={$t('console.canvas.output', 'Output {port} of {id}', { port, id: n.id })} />
+            <span>{port === ANY_PORT ? $t('canvas.anyPort', 'any') : port}</span>
+            <Handle type="source" id={port} position={Position.Right} className="port-handle" title={$t('canvas.output', 'Output {port} of {id}', { port, id: n.id })} />
           </div>
         ))}
       </div>
@@ -65,9 +65,9 @@ export default function CanvasPage({ flowId }: { flowId: string }) {
   return (
     <>
       <p className="crumbs">
-        <Link to={href(['flows'])}>{$t('console.nav.flows', 'Flows')}</Link> / <Link to={href(['flows', flowId])}>{flowId}</Link> / {$t('console.canvas.crumb', 'canvas')}
+        <Link to={href(['flows'])}>{$t('nav.flows', 'Flows')}</Link> / <Link to={href(['flows', flowId])}>{flowId}</Link> / {$t('canvas.crumb', 'canvas')}
       </p>
-      <PageTitle>{$t('console.canvas.title', 'Canvas of {flow} ({version})', { flow: flowId, version: versionId ?? $t('console.canvas.new', 'new') })}</PageTitle>
+      <PageTitle>{$t('canvas.title', 'Canvas of {flow} ({version})', { flow: flowId, version: versionId ?? $t('canvas.new', 'new') })}</PageTitle>
       <ErrorNotice error={manifests.error ?? versions.error ?? doc.error} />
       {ready ? (
         <ReactFlowProvider>
@@ -131,12 +131,12 @@ function Editor({ flowId, base, manifests, warnings }: { flowId: string; base: F
   const edge = edges.find((e) => e.id === selected.edge);
   return (
     <div className="canvas-layout">
-      <div className="canvas-toolbar row" role="toolbar" aria-label={$t('console.canvas.tools', 'Canvas tools')}>
+      <div className="canvas-toolbar row" role="toolbar" aria-label={$t('canvas.tools', 'Canvas tools')}>
         <label>
-          {$t('console.canvas.nodeType', 'Node type')}{' '}
+          {$t('canvas.nodeType', 'Node type')}{' '}
           <select value={pick} onChange={(e) => setPick(e.target.value)}>
-            <option value="@start">{$t('console.canvas.startNode', 'Start (passes the input on)')}</option>
-            <option value="@end">{$t('console.canvas.endNode', 'End (returns the packet)')}</option>
+            <option value="@start">{$t('canvas.startNode', 'Start (passes the input on)')}</option>
+            <option value="@end">{$t('canvas.endNode', 'End (returns the packet)')}</option>
             {manifests.map((m) => (
               <option key={m.id} value={m.id}>
                 {m.name} ({m.id})
@@ -145,7 +145,7 @@ function Editor({ flowId, base, manifests, warnings }: { flowId: string; base: F
           </select>
         </label>
         <button type="button" onClick={addNode}>
-          {$t('console.canvas.addNode', 'Add node')}
+          {$t('canvas.addNode', 'Add node')}
         </button>
         <button
           type="button"
@@ -159,12 +159,12 @@ function Editor({ flowId, base, manifests, warnings }: { flowId: string; base: F
             setDirty(true);
           }}
         >
-          {$t('console.canvas.delete', 'Delete the selection')}
+          {$t('canvas.delete', 'Delete the selection')}
         </button>
         <button type="button" className="primary" disabled={save.isPending || !nodes.length} onClick={() => save.mutate(current())}>
-          {$t('console.canvas.save', 'Save as a new version')}
+          {$t('canvas.save', 'Save as a new version')}
         </button>
-        {dirty ? <span className="muted">{$t('console.canvas.unsaved', 'Unsaved changes')}</span> : null}
+        {dirty ? <span className="muted">{$t('canvas.unsaved', 'Unsaved changes')}</span> : null}
       </div>
       {save.error ? <ErrorNotice error={save.error} /> : null}
       {pinned?.general.length ? (
@@ -175,7 +175,7 @@ function Editor({ flowId, base, manifests, warnings }: { flowId: string; base: F
         </ul>
       ) : null}
       <div className="canvas-body">
-        <div className="canvas" aria-label={$t('console.canvas.label', 'Flow canvas')} role="region">
+        <div className="canvas" aria-label={$t('canvas.label', 'Flow canvas')} role="region">
           <ReactFlow
             nodes={nodes}
             edges={edges}
@@ -200,7 +200,7 @@ function Editor({ flowId, base, manifests, warnings }: { flowId: string; base: F
             <MiniMap pannable zoomable />
           </ReactFlow>
         </div>
-        <aside className="inspector" aria-label={$t('console.canvas.inspector', 'Selected item')}>
+        <aside className="inspector" aria-label={$t('canvas.inspector', 'Selected item')}>
           {node ? (
             <NodeInspector
               key={node.id}
@@ -222,7 +222,7 @@ function Editor({ flowId, base, manifests, warnings }: { flowId: string; base: F
               }}
             />
           ) : (
-            <p className="muted">{$t('console.canvas.selectHelp', 'Select a node to edit its settings, or an edge to edit its condition. Drag from an output to an input to connect; Delete removes the selection.')}</p>
+            <p className="muted">{$t('canvas.selectHelp', 'Select a node to edit its settings, or an edge to edit its condition. Drag from an output to an input to connect; Delete removes the selection.')}</p>
           )}
         </aside>
       </div>
@@ -241,8 +241,8 @@ function NodeInspector({ node, manifest, onChange }: { node: FlowCanvasNode; man
   }, [problems]);
   return (
     <>
-      <h2>{$t('console.canvas.node', 'Node {id}', { id: n.id })}</h2>
-      <label htmlFor="node-name">{$t('console.flows.name', 'Name')}</label>
+      <h2>{$t('canvas.node', 'Node {id}', { id: n.id })}</h2>
+      <label htmlFor="node-name">{$t('flows.name', 'Name')}</label>
       <input id="node-name" value={n.name ?? ''} onChange={(e) => onChange({ name: e.target.value || undefined })} />
       {manifest?.description ? <p className="muted small">{manifest.description}</p> : null}
       {problems.filter((p) => !p.key || p.key === 'action_ref').map((p, i) => (
@@ -253,7 +253,7 @@ function NodeInspector({ node, manifest, onChange }: { node: FlowCanvasNode; man
       {manifest ? (
         <Form
           schema={form.schema as RJSFSchema}
-          uiSchema={{ ...form.uiSchema, 'ui:submitButtonOptions': { submitText: $t('console.canvas.applySettings', 'Apply settings') } }}
+          uiSchema={{ ...form.uiSchema, 'ui:submitButtonOptions': { submitText: $t('canvas.applySettings', 'Apply settings') } }}
           formData={configToFormData(n.config)}
           validator={validator}
           extraErrors={extraErrors}
@@ -265,9 +265,9 @@ function NodeInspector({ node, manifest, onChange }: { node: FlowCanvasNode; man
           }}
         />
       ) : n.action_ref ? (
-        <p className="field-error">{$t('console.canvas.noManifest', 'The node registry has no {ref}: its settings cannot be edited here.', { ref: n.action_ref })}</p>
+        <p className="field-error">{$t('canvas.noManifest', 'The node registry has no {ref}: its settings cannot be edited here.', { ref: n.action_ref })}</p>
       ) : (
-        <p className="muted">{$t('console.canvas.noSettings', 'This node has no settings.')}</p>
+        <p className="muted">{$t('canvas.noSettings', 'This node has no settings.')}</p>
       )}
     </>
   );
@@ -283,7 +283,7 @@ function EdgeInspector({ edge, problems, onChange }: { edge: FlowCanvasEdge; pro
         onChange({ condition: condition.trim() || undefined });
       }}
     >
-      <h2>{$t('console.canvas.edge', 'Edge {id}', { id: edge.id })}</h2>
+      <h2>{$t('canvas.edge', 'Edge {id}', { id: edge.id })}</h2>
       <p>
         {edge.source} → {edge.target}
         {edge.sourceHandle && edge.sourceHandle !== ANY_PORT ? ` (${edge.sourceHandle})` : ''}
@@ -293,15 +293,15 @@ function EdgeInspector({ edge, problems, onChange }: { edge: FlowCanvasEdge; pro
           {p.message}
         </p>
       ))}
-      <label htmlFor="edge-condition">{$t('console.canvas.condition', 'Condition')}</label>
+      <label htmlFor="edge-condition">{$t('canvas.condition', 'Condition')}</label>
       <input id="edge-condition" value={condition} placeholder='port == "Sent"' onChange={(ev) => setCondition(ev.target.value)} />
-      <label htmlFor="edge-delivery">{$t('console.canvas.delivery', 'Delivery')}</label>
+      <label htmlFor="edge-delivery">{$t('canvas.delivery', 'Delivery')}</label>
       <select id="edge-delivery" value={e?.delivery_mode ?? 'direct'} onChange={(ev) => onChange({ delivery_mode: ev.target.value === 'direct' ? undefined : ev.target.value })}>
         {DELIVERY.map((d) => (
           <option key={d}>{d}</option>
         ))}
       </select>
-      <button type="submit">{$t('console.canvas.applyEdge', 'Apply')}</button>
+      <button type="submit">{$t('canvas.applyEdge', 'Apply')}</button>
     </form>
   );
 }

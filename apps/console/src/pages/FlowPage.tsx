@@ -7,7 +7,7 @@ import type { FlowDocument } from '../lib/flow-types';
 import { pinProblems } from '../lib/validation-problems';
 import { diffVersions } from '../lib/version-diff';
 import { href, Link } from '../router';
-import { ErrorNotice, Loading, PageTitle } from '../ui';
+import { ErrorNotice, formatTime, Loading, PageTitle } from '../ui';
 import { type FlowRow, publishedLabel } from './FlowsPage';
 
 type VersionRow = { versionId: string; number: number; hash: string; createdAt: string; createdBy: string; module?: string; warnings: Array<{ path: string; message: string; severity: 'error' | 'warning'; code: string }> };
@@ -42,42 +42,42 @@ export default function FlowPage({ flowId }: { flowId: string }) {
   return (
     <>
       <p className="crumbs">
-        <Link to={href(['flows'])}>{$t('console.nav.flows', 'Flows')}</Link> / <code>{f.id}</code>
+        <Link to={href(['flows'])}>{$t('nav.flows', 'Flows')}</Link> / <code>{f.id}</code>
       </p>
       <PageTitle>{f.name}</PageTitle>
       {f.description ? <p>{f.description}</p> : null}
       <p>
-        {$t('console.flow.publishedNow', 'Published: {what}', { what: publishedLabel(published) })}{' '}
-        <Link to={href(['flows', f.id, 'canvas'])}>{$t('console.flow.openCanvas', 'Open the canvas')}</Link> · <Link to={href(['runs', f.id])}>{$t('console.flow.runs', 'Runs')}</Link>
+        {$t('flow.publishedNow', 'Published: {what}', { what: publishedLabel(published) })}{' '}
+        <Link to={href(['flows', f.id, 'canvas'])}>{$t('flow.openCanvas', 'Open the canvas')}</Link> · <Link to={href(['runs', f.id])}>{$t('flow.runs', 'Runs')}</Link>
       </p>
       <div className="row">
         {published ? (
           <button type="button" onClick={() => act.mutate({ kind: 'unpublish' })} disabled={act.isPending}>
-            {$t('console.flow.unpublish', 'Unpublish')}
+            {$t('flow.unpublish', 'Unpublish')}
           </button>
         ) : null}
         {publishes.data?.length ? (
           <button type="button" onClick={() => act.mutate({ kind: 'rollback' })} disabled={act.isPending}>
-            {$t('console.flow.rollback', 'Roll back to the previous publish')}
+            {$t('flow.rollback', 'Roll back to the previous publish')}
           </button>
         ) : null}
       </div>
       <ErrorNotice error={act.error} />
       {act.error && versions.data ? <PublishProblems flowId={flowId} error={act.error} /> : null}
       <section aria-labelledby="versions-title">
-        <h2 id="versions-title">{$t('console.flow.versions', 'Versions')}</h2>
+        <h2 id="versions-title">{$t('flow.versions', 'Versions')}</h2>
         {versions.isPending ? <Loading /> : null}
         <ErrorNotice error={versions.error} onRetry={() => void versions.refetch()} />
-        {versions.data?.length === 0 ? <p>{$t('console.flow.noVersions', 'No version saved yet: build one on the canvas or import a document.')}</p> : null}
+        {versions.data?.length === 0 ? <p>{$t('flow.noVersions', 'No version saved yet: build one on the canvas or import a document.')}</p> : null}
         {versions.data?.length ? (
           <table>
             <thead>
               <tr>
-                <th scope="col">{$t('console.flow.version', 'Version')}</th>
-                <th scope="col">{$t('console.flow.savedBy', 'Saved by')}</th>
-                <th scope="col">{$t('console.flow.savedAt', 'Saved')}</th>
-                <th scope="col">{$t('console.flow.warnings', 'Warnings')}</th>
-                <th scope="col">{$t('console.actions', 'Actions')}</th>
+                <th scope="col">{$t('flow.version', 'Version')}</th>
+                <th scope="col">{$t('flow.savedBy', 'Saved by')}</th>
+                <th scope="col">{$t('flow.savedAt', 'Saved')}</th>
+                <th scope="col">{$t('flow.warnings', 'Warnings')}</th>
+                <th scope="col">{$t('actions', 'Actions')}</th>
               </tr>
             </thead>
             <tbody>
@@ -88,14 +88,14 @@ export default function FlowPage({ flowId }: { flowId: string }) {
                   </td>
                   <td>{v.module ?? v.createdBy}</td>
                   <td>
-                    <time dateTime={v.createdAt}>{new Date(v.createdAt).toLocaleString()}</time>
+                    <time dateTime={v.createdAt}>{formatTime(v.createdAt)}</time>
                   </td>
                   <td>{v.warnings.length ? v.warnings.map((w) => `${w.path}: ${w.message}`).join('; ') : '—'}</td>
                   <td className="row">
                     <button type="button" onClick={() => act.mutate({ kind: 'publish', versionID: v.versionId })} disabled={act.isPending}>
-                      {$t('console.flow.publish', 'Publish')}
+                      {$t('flow.publish', 'Publish')}
                     </button>
-                    <Link to={href(['flows', f.id, 'canvas'], { version: v.versionId })}>{$t('console.flow.edit', 'Edit on canvas')}</Link>
+                    <Link to={href(['flows', f.id, 'canvas'], { version: v.versionId })}>{$t('flow.edit', 'Edit on canvas')}</Link>
                   </td>
                 </tr>
               ))}
@@ -107,12 +107,12 @@ export default function FlowPage({ flowId }: { flowId: string }) {
       {versions.data && versions.data.length > 1 ? <Diff flowId={flowId} versions={versions.data} /> : null}
       <Documents flowId={flowId} latest={versions.data?.[0]?.versionId} onSaved={refresh} />
       <section aria-labelledby="history-title">
-        <h2 id="history-title">{$t('console.flow.history', 'Publish history')}</h2>
+        <h2 id="history-title">{$t('flow.history', 'Publish history')}</h2>
         <ErrorNotice error={publishes.error} />
         <ol className="history">
           {(publishes.data ?? []).map((p) => (
             <li key={p.seq}>
-              <time dateTime={p.publishedAt}>{new Date(p.publishedAt).toLocaleString()}</time> · {p.reason} · {p.target ? publishedLabel(p.target) : '—'} · {p.publishedBy}
+              <time dateTime={p.publishedAt}>{formatTime(p.publishedAt)}</time> · {p.reason} · {p.target ? publishedLabel(p.target) : '—'} · {p.publishedBy}
             </li>
           ))}
         </ol>
@@ -132,7 +132,7 @@ function PublishProblems({ flowId, error }: { flowId: string; error: unknown }) 
     <ul className="problems">
       {[...pinned.nodes].map(([id, ps]) => (
         <li key={id}>
-          {$t('console.flow.nodeProblem', 'Node {id}: {problems}', { id, problems: ps.map((p) => (p.key ? `${p.key}: ${p.message}` : p.message)).join('; ') })}
+          {$t('flow.nodeProblem', 'Node {id}: {problems}', { id, problems: ps.map((p) => (p.key ? `${p.key}: ${p.message}` : p.message)).join('; ') })}
         </li>
       ))}
     </ul>
@@ -148,24 +148,24 @@ function Variants({ versions, pending, onPublish }: { versions: VersionRow[]; pe
   const set = (i: number, patch: Partial<(typeof rows)[number]>) => setRows(rows.map((r, j) => (j === i ? { ...r, ...patch } : r)));
   return (
     <section aria-labelledby="variants-title">
-      <h2 id="variants-title">{$t('console.flow.variants', 'Publish a weighted split')}</h2>
+      <h2 id="variants-title">{$t('flow.variants', 'Publish a weighted split')}</h2>
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          if (new Set(rows.map((r) => r.label)).size !== rows.length) return setProblem($t('console.flow.labelsUnique', 'Variant labels must be unique.'));
-          if (!rows.some((r) => r.weight > 0)) return setProblem($t('console.flow.weightNeeded', 'At least one variant needs a weight above zero.'));
+          if (new Set(rows.map((r) => r.label)).size !== rows.length) return setProblem($t('flow.labelsUnique', 'Variant labels must be unique.'));
+          if (!rows.some((r) => r.weight > 0)) return setProblem($t('flow.weightNeeded', 'At least one variant needs a weight above zero.'));
           setProblem(undefined);
           onPublish(rows);
         }}
       >
         {rows.map((r, i) => (
           <fieldset key={i} className="row">
-            <legend>{$t('console.flow.variantN', 'Variant {n}', { n: i + 1 })}</legend>
+            <legend>{$t('flow.variantN', 'Variant {n}', { n: i + 1 })}</legend>
             <label>
-              {$t('console.flow.label', 'Label')} <input value={r.label} required maxLength={64} onChange={(e) => set(i, { label: e.target.value })} />
+              {$t('flow.label', 'Label')} <input value={r.label} required maxLength={64} onChange={(e) => set(i, { label: e.target.value })} />
             </label>
             <label>
-              {$t('console.flow.version', 'Version')}{' '}
+              {$t('flow.version', 'Version')}{' '}
               <select value={r.versionID} onChange={(e) => set(i, { versionID: e.target.value })}>
                 {versions.map((v) => (
                   <option key={v.versionId}>{v.versionId}</option>
@@ -173,11 +173,11 @@ function Variants({ versions, pending, onPublish }: { versions: VersionRow[]; pe
               </select>
             </label>
             <label>
-              {$t('console.flow.weight', 'Weight')} <input type="number" min={0} step={1} value={r.weight} onChange={(e) => set(i, { weight: Number(e.target.value) })} />
+              {$t('flow.weight', 'Weight')} <input type="number" min={0} step={1} value={r.weight} onChange={(e) => set(i, { weight: Number(e.target.value) })} />
             </label>
             {rows.length > 1 ? (
               <button type="button" onClick={() => setRows(rows.filter((_, j) => j !== i))}>
-                {$t('console.remove', 'Remove')}
+                {$t('remove', 'Remove')}
               </button>
             ) : null}
           </fieldset>
@@ -189,10 +189,10 @@ function Variants({ versions, pending, onPublish }: { versions: VersionRow[]; pe
         ) : null}
         <div className="row">
           <button type="button" onClick={() => setRows([...rows, { label: `v${rows.length + 1}`, versionID: versions[0].versionId, weight: 0 }])}>
-            {$t('console.flow.addVariant', 'Add a variant')}
+            {$t('flow.addVariant', 'Add a variant')}
           </button>
           <button type="submit" className="primary" disabled={pending}>
-            {$t('console.flow.publishSplit', 'Publish the split')}
+            {$t('flow.publishSplit', 'Publish the split')}
           </button>
         </div>
       </form>
@@ -209,10 +209,10 @@ function Diff({ flowId, versions }: { flowId: string; versions: VersionRow[] }) 
   const ids = (xs: Array<{ id: string }>) => xs.map((x) => x.id).join(', ') || '—';
   return (
     <section aria-labelledby="diff-title">
-      <h2 id="diff-title">{$t('console.flow.diff', 'Compare versions')}</h2>
+      <h2 id="diff-title">{$t('flow.diff', 'Compare versions')}</h2>
       <div className="row">
         <label>
-          {$t('console.flow.from', 'From')}{' '}
+          {$t('flow.from', 'From')}{' '}
           <select value={a} onChange={(e) => setA(e.target.value)}>
             {versions.map((v) => (
               <option key={v.versionId}>{v.versionId}</option>
@@ -220,7 +220,7 @@ function Diff({ flowId, versions }: { flowId: string; versions: VersionRow[] }) 
           </select>
         </label>
         <label>
-          {$t('console.flow.to', 'To')}{' '}
+          {$t('flow.to', 'To')}{' '}
           <select value={b} onChange={(e) => setB(e.target.value)}>
             {versions.map((v) => (
               <option key={v.versionId}>{v.versionId}</option>
@@ -231,24 +231,24 @@ function Diff({ flowId, versions }: { flowId: string; versions: VersionRow[] }) 
       <ErrorNotice error={left.error ?? right.error} />
       {d ? (
         d.same ? (
-          <p>{$t('console.flow.same', 'The two versions are the same.')}</p>
+          <p>{$t('flow.same', 'The two versions are the same.')}</p>
         ) : (
           <dl className="diff">
-            <dt>{$t('console.diff.nodesAdded', 'Nodes added')}</dt>
+            <dt>{$t('diff.nodesAdded', 'Nodes added')}</dt>
             <dd>{ids(d.nodes.added)}</dd>
-            <dt>{$t('console.diff.nodesRemoved', 'Nodes removed')}</dt>
+            <dt>{$t('diff.nodesRemoved', 'Nodes removed')}</dt>
             <dd>{ids(d.nodes.removed)}</dd>
-            <dt>{$t('console.diff.nodesChanged', 'Nodes changed')}</dt>
+            <dt>{$t('diff.nodesChanged', 'Nodes changed')}</dt>
             <dd>{d.nodes.changed.map((c) => `${c.id} (${c.fields.join(', ')})`).join('; ') || '—'}</dd>
-            <dt>{$t('console.diff.edgesAdded', 'Edges added')}</dt>
+            <dt>{$t('diff.edgesAdded', 'Edges added')}</dt>
             <dd>{ids(d.edges.added)}</dd>
-            <dt>{$t('console.diff.edgesRemoved', 'Edges removed')}</dt>
+            <dt>{$t('diff.edgesRemoved', 'Edges removed')}</dt>
             <dd>{ids(d.edges.removed)}</dd>
-            <dt>{$t('console.diff.edgesChanged', 'Edges changed')}</dt>
+            <dt>{$t('diff.edgesChanged', 'Edges changed')}</dt>
             <dd>{d.edges.changed.map((c) => `${c.id} (${c.fields.join(', ')})`).join('; ') || '—'}</dd>
-            <dt>{$t('console.diff.moved', 'Nodes moved')}</dt>
+            <dt>{$t('diff.moved', 'Nodes moved')}</dt>
             <dd>{d.moved.join(', ') || '—'}</dd>
-            <dt>{$t('console.diff.other', 'Other changes')}</dt>
+            <dt>{$t('diff.other', 'Other changes')}</dt>
             <dd>{d.other.join(', ') || '—'}</dd>
           </dl>
         )
@@ -284,10 +284,10 @@ function Documents({ flowId, latest, onSaved }: { flowId: string; latest?: strin
   const details = (save.error as { details?: Array<{ field: string; problems: string[] }> } | null)?.details;
   return (
     <section aria-labelledby="docs-title">
-      <h2 id="docs-title">{$t('console.flow.document', 'Document')}</h2>
+      <h2 id="docs-title">{$t('flow.document', 'Document')}</h2>
       {latest ? (
         <>
-          <div className="row" role="group" aria-label={$t('console.flow.syntax', 'Syntax')}>
+          <div className="row" role="group" aria-label={$t('flow.syntax', 'Syntax')}>
             <button type="button" aria-pressed={syntax === 'yaml'} onClick={() => setSyntax('yaml')}>
               YAML
             </button>
@@ -295,10 +295,10 @@ function Documents({ flowId, latest, onSaved }: { flowId: string; latest?: strin
               JSON
             </button>
             <button type="button" onClick={download} disabled={!shown}>
-              {$t('console.flow.export', 'Export {version}', { version: latest })}
+              {$t('flow.export', 'Export {version}', { version: latest })}
             </button>
           </div>
-          <pre className="code" tabIndex={0} aria-label={$t('console.flow.documentOf', 'Document of {version}', { version: latest })}>
+          <pre className="code" tabIndex={0} aria-label={$t('flow.documentOf', 'Document of {version}', { version: latest })}>
             {shown}
           </pre>
         </>
@@ -308,7 +308,7 @@ function Documents({ flowId, latest, onSaved }: { flowId: string; latest?: strin
           e.preventDefault();
           try {
             const parsed: unknown = text.trim().startsWith('{') ? JSON.parse(text) : parseYaml(text);
-            if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error($t('console.flow.notADocument', 'A flow document is an object with nodes and edges.'));
+            if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error($t('flow.notADocument', 'A flow document is an object with nodes and edges.'));
             setParseError(undefined);
             save.mutate(parsed as Record<string, unknown>);
           } catch (err) {
@@ -316,7 +316,7 @@ function Documents({ flowId, latest, onSaved }: { flowId: string; latest?: strin
           }
         }}
       >
-        <label htmlFor="import">{$t('console.flow.import', 'Import a document (JSON or YAML) as a new version')}</label>
+        <label htmlFor="import">{$t('flow.import', 'Import a document (JSON or YAML) as a new version')}</label>
         <textarea id="import" rows={8} value={text} onChange={(e) => setText(e.target.value)} spellCheck={false} aria-invalid={parseError || details ? true : undefined} aria-describedby="import-errors" />
         <div id="import-errors">
           {parseError ? <p className="field-error">{parseError}</p> : null}
@@ -333,7 +333,7 @@ function Documents({ flowId, latest, onSaved }: { flowId: string; latest?: strin
           ) : null}
         </div>
         <button type="submit" disabled={!text.trim() || save.isPending}>
-          {$t('console.flow.saveVersion', 'Save as a new version')}
+          {$t('flow.saveVersion', 'Save as a new version')}
         </button>
       </form>
     </section>

@@ -3,7 +3,7 @@ import { useMemo, useState } from 'react';
 import { api, unwrap } from '../api';
 import { $t } from '../i18n';
 import { href, Link, useRoute } from '../router';
-import { ErrorNotice, fieldError, Loading, PageTitle } from '../ui';
+import { ErrorNotice, fieldError, formatTime, Loading, PageTitle } from '../ui';
 
 /** Flows per page of the list (GET /flows answers them all; the console pages them). */
 const PAGE = 25;
@@ -12,7 +12,7 @@ export type FlowRow = { id: string; name: string; description?: string; publishe
 
 /** What a flow's publish pointer says, in a few words. */
 export function publishedLabel(published: Record<string, unknown> | undefined): string {
-  if (!published) return $t('console.flows.unpublished', 'not published');
+  if (!published) return $t('flows.unpublished', 'not published');
   if (typeof published['versionId'] === 'string') return published['versionId'];
   const variants = Array.isArray(published['variants']) ? (published['variants'] as Array<{ label?: string; versionId?: string; weight?: number }>) : [];
   return variants.map((v) => `${v.label} ${v.versionId} (${v.weight})`).join(', ');
@@ -33,7 +33,7 @@ export function FlowsPage() {
   const shown = matching.slice(page * PAGE, page * PAGE + PAGE);
   return (
     <>
-      <PageTitle>{$t('console.flows.title', 'Flows')}</PageTitle>
+      <PageTitle>{$t('flows.title', 'Flows')}</PageTitle>
       <CreateFlow onCreated={(id) => navigate(href(['flows', id]))} />
       <form
         role="search"
@@ -44,22 +44,22 @@ export function FlowsPage() {
           navigate(href(['flows'], { q: typeof value === 'string' ? value : '' }), true);
         }}
       >
-        <label htmlFor="flow-search">{$t('console.flows.search', 'Search flows')}</label>
+        <label htmlFor="flow-search">{$t('flows.search', 'Search flows')}</label>
         <input id="flow-search" name="q" type="search" defaultValue={q} />
-        <button type="submit">{$t('console.search', 'Search')}</button>
+        <button type="submit">{$t('search', 'Search')}</button>
       </form>
       {flows.isPending ? <Loading /> : null}
       <ErrorNotice error={flows.error} onRetry={() => void flows.refetch()} />
       {flows.data ? (
         <>
           <table>
-            <caption className="muted">{$t('console.flows.count', '{count, plural, =0 {No flows} one {# flow} other {# flows}}', { count: matching.length })}</caption>
+            <caption className="muted">{$t('flows.count', '{count, plural, =0 {No flows} one {# flow} other {# flows}}', { count: matching.length })}</caption>
             <thead>
               <tr>
-                <th scope="col">{$t('console.flows.name', 'Name')}</th>
-                <th scope="col">{$t('console.flows.id', 'Id')}</th>
-                <th scope="col">{$t('console.flows.published', 'Published')}</th>
-                <th scope="col">{$t('console.flows.created', 'Created')}</th>
+                <th scope="col">{$t('flows.name', 'Name')}</th>
+                <th scope="col">{$t('flows.id', 'Id')}</th>
+                <th scope="col">{$t('flows.published', 'Published')}</th>
+                <th scope="col">{$t('flows.created', 'Created')}</th>
               </tr>
             </thead>
             <tbody>
@@ -74,17 +74,17 @@ export function FlowsPage() {
                   </td>
                   <td>{publishedLabel(f.published)}</td>
                   <td>
-                    <time dateTime={f.createdAt}>{new Date(f.createdAt).toLocaleString()}</time>
+                    <time dateTime={f.createdAt}>{formatTime(f.createdAt)}</time>
                   </td>
                 </tr>
               ))}
             </tbody>
           </table>
           {pages > 1 ? (
-            <nav className="row" aria-label={$t('console.pages', 'Pages')}>
-              {page > 0 ? <Link to={href(['flows'], { q, page: String(page - 1) })}>{$t('console.previous', 'Previous')}</Link> : null}
-              <span>{$t('console.pageOf', 'Page {page} of {pages}', { page: page + 1, pages })}</span>
-              {page + 1 < pages ? <Link to={href(['flows'], { q, page: String(page + 1) })}>{$t('console.next', 'Next')}</Link> : null}
+            <nav className="row" aria-label={$t('pages', 'Pages')}>
+              {page > 0 ? <Link to={href(['flows'], { q, page: String(page - 1) })}>{$t('previous', 'Previous')}</Link> : null}
+              <span>{$t('pageOf', 'Page {page} of {pages}', { page: page + 1, pages })}</span>
+              {page + 1 < pages ? <Link to={href(['flows'], { q, page: String(page + 1) })}>{$t('next', 'Next')}</Link> : null}
             </nav>
           ) : null}
         </>
@@ -106,7 +106,7 @@ function CreateFlow({ onCreated }: { onCreated: (id: string) => void }) {
   if (!open)
     return (
       <button type="button" className="primary" onClick={() => setOpen(true)}>
-        {$t('console.flows.new', 'New flow')}
+        {$t('flows.new', 'New flow')}
       </button>
     );
   const idError = fieldError(create.error, 'id');
@@ -123,22 +123,22 @@ function CreateFlow({ onCreated }: { onCreated: (id: string) => void }) {
         create.mutate({ name: String(f.get('name') ?? '').trim(), ...(id ? { id } : {}), ...(description ? { description } : {}) });
       }}
     >
-      <h2 id="new-flow-title">{$t('console.flows.new', 'New flow')}</h2>
-      <label htmlFor="new-name">{$t('console.flows.name', 'Name')}</label>
+      <h2 id="new-flow-title">{$t('flows.new', 'New flow')}</h2>
+      <label htmlFor="new-name">{$t('flows.name', 'Name')}</label>
       <input id="new-name" name="name" required maxLength={200} aria-invalid={nameError ? true : undefined} aria-describedby={nameError ? 'new-name-error' : undefined} />
       {nameError ? <p id="new-name-error" className="field-error">{nameError}</p> : null}
-      <label htmlFor="new-id">{$t('console.flows.idOptional', 'Id (optional, made from the name)')}</label>
+      <label htmlFor="new-id">{$t('flows.idOptional', 'Id (optional, made from the name)')}</label>
       <input id="new-id" name="id" pattern="[a-z0-9][a-z0-9._\-]{0,127}" aria-invalid={idError ? true : undefined} aria-describedby={idError ? 'new-id-error' : undefined} />
       {idError ? <p id="new-id-error" className="field-error">{idError}</p> : null}
-      <label htmlFor="new-description">{$t('console.flows.description', 'Description')}</label>
+      <label htmlFor="new-description">{$t('flows.description', 'Description')}</label>
       <input id="new-description" name="description" />
       {create.error && !idError && !nameError ? <ErrorNotice error={create.error} /> : null}
       <div className="row">
         <button type="submit" className="primary" disabled={create.isPending}>
-          {$t('console.create', 'Create')}
+          {$t('create', 'Create')}
         </button>
         <button type="button" onClick={() => setOpen(false)}>
-          {$t('console.cancel', 'Cancel')}
+          {$t('cancel', 'Cancel')}
         </button>
       </div>
     </form>

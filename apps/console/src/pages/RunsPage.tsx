@@ -6,7 +6,7 @@ import { currentToken } from '../auth/session';
 import { $t } from '../i18n';
 import { href, Link, useRoute } from '../router';
 import { runTimeline, type TimelineEvent, type UsageRow } from '../lib/run-timeline';
-import { ErrorNotice, Loading, PageTitle } from '../ui';
+import { ErrorNotice, formatTime, Loading, PageTitle } from '../ui';
 
 const STATUSES = ['running', 'completed', 'rejected', 'failed', 'cancelled'] as const;
 type RunStatus = (typeof STATUSES)[number];
@@ -25,12 +25,12 @@ export default function RunsPage({ flowId }: { flowId?: string }) {
   });
   return (
     <>
-      <PageTitle>{flowId ? $t('console.runs.titleOf', 'Runs of {flow}', { flow: flowId }) : $t('console.runs.title', 'Runs')}</PageTitle>
-      {flowId ? <StartRun flowId={flowId} onEnded={() => void runs.refetch()} /> : <p className="muted">{$t('console.runs.pickFlow', 'Open a flow to start a run of it.')}</p>}
+      <PageTitle>{flowId ? $t('runs.titleOf', 'Runs of {flow}', { flow: flowId }) : $t('runs.title', 'Runs')}</PageTitle>
+      {flowId ? <StartRun flowId={flowId} onEnded={() => void runs.refetch()} /> : <p className="muted">{$t('runs.pickFlow', 'Open a flow to start a run of it.')}</p>}
       <div className="row">
-        <label htmlFor="status">{$t('console.runs.status', 'Status')}</label>
+        <label htmlFor="status">{$t('runs.status', 'Status')}</label>
         <select id="status" value={status} onChange={(e) => navigate(href(flowId ? ['runs', flowId] : ['runs'], { status: e.target.value }), true)}>
-          <option value="">{$t('console.runs.any', 'any')}</option>
+          <option value="">{$t('runs.any', 'any')}</option>
           {STATUSES.map((s) => (
             <option key={s}>{s}</option>
           ))}
@@ -42,11 +42,11 @@ export default function RunsPage({ flowId }: { flowId?: string }) {
         <table>
           <thead>
             <tr>
-              <th scope="col">{$t('console.runs.run', 'Run')}</th>
-              <th scope="col">{$t('console.runs.flow', 'Flow')}</th>
-              <th scope="col">{$t('console.runs.status', 'Status')}</th>
-              <th scope="col">{$t('console.runs.started', 'Started')}</th>
-              <th scope="col">{$t('console.runs.duration', 'Duration')}</th>
+              <th scope="col">{$t('runs.run', 'Run')}</th>
+              <th scope="col">{$t('runs.flow', 'Flow')}</th>
+              <th scope="col">{$t('runs.status', 'Status')}</th>
+              <th scope="col">{$t('runs.started', 'Started')}</th>
+              <th scope="col">{$t('runs.duration', 'Duration')}</th>
             </tr>
           </thead>
           <tbody>
@@ -65,7 +65,7 @@ export default function RunsPage({ flowId }: { flowId?: string }) {
                   {r.error && typeof r.error['message'] === 'string' ? <div className="small">{r.error['message']}</div> : null}
                 </td>
                 <td>
-                  <time dateTime={r.startedAt}>{new Date(r.startedAt).toLocaleString()}</time>
+                  <time dateTime={r.startedAt}>{formatTime(r.startedAt)}</time>
                 </td>
                 <td>{r.durationMs !== undefined ? `${r.durationMs} ms` : '—'}</td>
               </tr>
@@ -75,7 +75,7 @@ export default function RunsPage({ flowId }: { flowId?: string }) {
       ) : null}
       {runs.hasNextPage ? (
         <button type="button" onClick={() => void runs.fetchNextPage()} disabled={runs.isFetchingNextPage}>
-          {$t('console.more', 'Show more')}
+          {$t('more', 'Show more')}
         </button>
       ) : null}
     </>
@@ -97,11 +97,11 @@ function StartRun({ flowId, onEnded }: { flowId: string; onEnded: () => void }) 
     try {
       parsed = JSON.parse(input);
     } catch (e) {
-      setProblem($t('console.runs.badJson', 'The input is not JSON: {reason}', { reason: (e as Error).message }));
+      setProblem($t('runs.badJson', 'The input is not JSON: {reason}', { reason: (e as Error).message }));
       return;
     }
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
-      setProblem($t('console.runs.notObject', 'The input must be a JSON object.'));
+      setProblem($t('runs.notObject', 'The input must be a JSON object.'));
       return;
     }
     setProblem(undefined);
@@ -123,15 +123,15 @@ function StartRun({ flowId, onEnded }: { flowId: string; onEnded: () => void }) 
   };
   return (
     <section aria-labelledby="start-title" className="card">
-      <h2 id="start-title">{$t('console.runs.start', 'Start a run')}</h2>
-      {flow.data && !flow.data.published ? <p className="notice warn">{$t('console.runs.notPublished', 'This flow is not published: publish a version first.')}</p> : null}
+      <h2 id="start-title">{$t('runs.start', 'Start a run')}</h2>
+      {flow.data && !flow.data.published ? <p className="notice warn">{$t('runs.notPublished', 'This flow is not published: publish a version first.')}</p> : null}
       <form
         onSubmit={(e) => {
           e.preventDefault();
           void start();
         }}
       >
-        <label htmlFor="run-input">{$t('console.runs.input', 'Input (JSON)')}</label>
+        <label htmlFor="run-input">{$t('runs.input', 'Input (JSON)')}</label>
         <textarea id="run-input" rows={5} value={input} onChange={(e) => setInput(e.target.value)} spellCheck={false} aria-invalid={problem ? true : undefined} aria-describedby={problem ? 'run-input-error' : undefined} />
         {problem ? (
           <p id="run-input-error" className="field-error">
@@ -140,11 +140,11 @@ function StartRun({ flowId, onEnded }: { flowId: string; onEnded: () => void }) 
         ) : null}
         <div className="row">
           <button type="submit" className="primary" disabled={running}>
-            {$t('console.runs.run', 'Run')}
+            {$t('runs.runNow', 'Run')}
           </button>
           {running ? (
             <button type="button" onClick={() => abort.current?.abort()}>
-              {$t('console.runs.stopWatching', 'Stop watching')}
+              {$t('runs.stopWatching', 'Stop watching')}
             </button>
           ) : null}
         </div>
@@ -152,11 +152,11 @@ function StartRun({ flowId, onEnded }: { flowId: string; onEnded: () => void }) 
       <ErrorNotice error={error} />
       {runId ? (
         <p>
-          <Link to={href(['run', runId])}>{$t('console.runs.openRun', 'Open run {id}', { id: runId })}</Link>
+          <Link to={href(['run', runId])}>{$t('runs.openRun', 'Open run {id}', { id: runId })}</Link>
         </p>
       ) : null}
       {frames.length ? (
-        <ol className="events" aria-live="polite" aria-label={$t('console.runs.events', 'Run events')}>
+        <ol className="events" aria-live="polite" aria-label={$t('runs.events', 'Run events')}>
           {frames.map((f) => (
             <li key={f.id}>
               <code>{f.event}</code> <span className="small">{JSON.stringify(f.data)}</span>
@@ -187,7 +187,7 @@ export function RunPage({ runId }: { runId: string }) {
   return (
     <>
       <p className="crumbs">
-        <Link to={href(['runs'])}>{$t('console.nav.runs', 'Runs')}</Link>
+        <Link to={href(['runs'])}>{$t('nav.runs', 'Runs')}</Link>
         {run.data ? (
           <>
             {' / '}
@@ -195,39 +195,39 @@ export function RunPage({ runId }: { runId: string }) {
           </>
         ) : null}
       </p>
-      <PageTitle>{$t('console.run.title', 'Run {id}', { id: runId })}</PageTitle>
+      <PageTitle>{$t('run.title', 'Run {id}', { id: runId })}</PageTitle>
       {run.isPending ? <Loading /> : null}
       <ErrorNotice error={run.error} onRetry={() => void run.refetch()} />
       {run.data && t ? (
         <>
           <dl className="diff">
-            <dt>{$t('console.runs.status', 'Status')}</dt>
+            <dt>{$t('runs.status', 'Status')}</dt>
             <dd>
               <span className={`status status-${run.data.status}`}>{run.data.status}</span>
             </dd>
-            <dt>{$t('console.flow.version', 'Version')}</dt>
+            <dt>{$t('flow.version', 'Version')}</dt>
             <dd>
               <code>{run.data.versionId}</code>
               {run.data.variant ? ` · ${run.data.variant}` : ''}
             </dd>
-            <dt>{$t('console.runs.started', 'Started')}</dt>
+            <dt>{$t('runs.started', 'Started')}</dt>
             <dd>
-              <time dateTime={run.data.startedAt}>{new Date(run.data.startedAt).toLocaleString()}</time> · {run.data.startedBy}
+              <time dateTime={run.data.startedAt}>{formatTime(run.data.startedAt)}</time> · {run.data.startedBy}
             </dd>
-            <dt>{$t('console.runs.duration', 'Duration')}</dt>
+            <dt>{$t('runs.duration', 'Duration')}</dt>
             <dd>{run.data.durationMs !== undefined ? `${run.data.durationMs} ms` : '—'}</dd>
           </dl>
           <section aria-labelledby="timeline-title">
-            <h2 id="timeline-title">{$t('console.run.timeline', 'Timeline')}</h2>
+            <h2 id="timeline-title">{$t('run.timeline', 'Timeline')}</h2>
             <table>
               <thead>
                 <tr>
-                  <th scope="col">{$t('console.run.node', 'Node')}</th>
-                  <th scope="col">{$t('console.run.start', 'Start')}</th>
-                  <th scope="col">{$t('console.runs.duration', 'Duration')}</th>
-                  <th scope="col">{$t('console.runs.status', 'Status')}</th>
-                  <th scope="col">{$t('console.run.port', 'Port')}</th>
-                  <th scope="col">{$t('console.run.notes', 'Notes')}</th>
+                  <th scope="col">{$t('run.node', 'Node')}</th>
+                  <th scope="col">{$t('run.start', 'Start')}</th>
+                  <th scope="col">{$t('runs.duration', 'Duration')}</th>
+                  <th scope="col">{$t('runs.status', 'Status')}</th>
+                  <th scope="col">{$t('run.port', 'Port')}</th>
+                  <th scope="col">{$t('run.notes', 'Notes')}</th>
                 </tr>
               </thead>
               <tbody>
@@ -242,7 +242,7 @@ export function RunPage({ runId }: { runId: string }) {
                       <span className={`status status-${s.status}`}>{s.status}</span>
                     </td>
                     <td>{s.port ?? '—'}</td>
-                    <td className="small">{[s.error, ...s.warnings, s.chunks ? $t('console.run.chunks', '{n, plural, one {# streamed chunk} other {# streamed chunks}}', { n: s.chunks }) : ''].filter(Boolean).join(' · ')}</td>
+                    <td className="small">{[s.error, ...s.warnings, s.chunks ? $t('run.chunks', '{n, plural, one {# streamed chunk} other {# streamed chunks}}', { n: s.chunks }) : ''].filter(Boolean).join(' · ')}</td>
                   </tr>
                 ))}
               </tbody>
@@ -250,14 +250,14 @@ export function RunPage({ runId }: { runId: string }) {
           </section>
           {t.usage.length ? (
             <section aria-labelledby="usage-title">
-              <h2 id="usage-title">{$t('console.run.usage', 'Model usage')}</h2>
+              <h2 id="usage-title">{$t('run.usage', 'Model usage')}</h2>
               <table>
                 <thead>
                   <tr>
-                    <th scope="col">{$t('console.run.node', 'Node')}</th>
-                    <th scope="col">{$t('console.run.calls', 'Calls')}</th>
-                    <th scope="col">{$t('console.run.tokens', 'Tokens (prompt + completion)')}</th>
-                    <th scope="col">{$t('console.run.cost', 'Cost')}</th>
+                    <th scope="col">{$t('run.node', 'Node')}</th>
+                    <th scope="col">{$t('run.calls', 'Calls')}</th>
+                    <th scope="col">{$t('run.tokens', 'Tokens (prompt + completion)')}</th>
+                    <th scope="col">{$t('run.cost', 'Cost')}</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -272,7 +272,7 @@ export function RunPage({ runId }: { runId: string }) {
                       </td>
                       <td>
                         {u.cost !== undefined ? `${u.cost.toFixed(6)} ${u.currency ?? ''}` : '—'}
-                        {u.unpriced ? ` · ${$t('console.run.unpriced', '{n} unpriced', { n: u.unpriced })}` : ''}
+                        {u.unpriced ? ` · ${$t('run.unpriced', '{n} unpriced', { n: u.unpriced })}` : ''}
                       </td>
                     </tr>
                   ))}
@@ -281,7 +281,7 @@ export function RunPage({ runId }: { runId: string }) {
             </section>
           ) : null}
           <section aria-labelledby="output-title">
-            <h2 id="output-title">{run.data.error ? $t('console.run.error', 'Error') : $t('console.run.output', 'Output')}</h2>
+            <h2 id="output-title">{run.data.error ? $t('run.error', 'Error') : $t('run.output', 'Output')}</h2>
             <pre className="code" tabIndex={0}>
               {JSON.stringify(run.data.error ?? run.data.output ?? null, null, 2)}
             </pre>

@@ -1,0 +1,77 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, Optional } from '@nestjs/common';
+import { ReadinessRegistry } from '@flowplane/platform/health';
+import { I18nConfig } from '../../i18n.config';
+import { CONSOLE_MESSAGES, CONSOLE_NAMESPACE } from '../domain/console-messages';
+import { I18nOutbox } from '../persistence/i18n.outbox';
+import { TranslationRepository } from '../persistence/translation.repository';
+import { I18nInstance } from './instance-id';
+import { WriteTranslationUseCase } from './write-translation.use-case';
+
+/**
+ * Seeds the admin console's catalog (namespace `console`, English as code text, Polish as seed text) at
+ * start-up. Write-once per key, like report-keys: a key that exists is left exactly as it is, so
+ * curated or translated text survives restarts and upgrades; a key added to the console later is
+ * inserted on the next start.
+ */
+@Injectable()
+export class SeedConsoleMessagesUseCase implements OnApplicationBootstrap {
+  private readonly log = new Logger('ConsoleMessages');
+
+  constructor(
+    @Inject(TranslationRepository) private readonly repository: TranslationRepository,
+    @Inject(WriteTranslationUseCase) private readonly writer: WriteTranslationUseCase,
+    @Inject(I18nOutbox) private readonly outbox: I18nOutbox,
+    @Inject(I18nConfig) private readonly config: I18nConfig,
+    @Inject(I18nInstance) private readonly instance: I18nInstance,
+    @Optional() private readonly readiness?: ReadinessRegistry,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.config.enabled) return;
+    const done = this.readiness?.beginSeeding('console messages');
+    try {
+      const created = await this.execute();
+      if (created.length) this.log.log(`seeded ${created.length} console messages`);
+    } catch (e) {
+      // The console falls back to its inline English: a failed seed must not keep the service down.
+      this.log.warn(`console messages not seeded: ${(e as Error).message}`);
+    } finally {
+      done?.();
+    }
+  }
+
+  /** Inserts the keys that do not exist yet; resolves them. */
+  async execute(now: Date = new Date()): Promise<string[]> {
+    const ns = CONSOLE_NAMESPACE;
+    const created: string[] = [];
+    const at = now.toISOString();
+    const by = 'seed:console';
+    await this.outbox.transaction(async (session) => {
+      for (const [key, text] of Object.entries(CONSOLE_MESSAGES)) {
+        const inserted = await this.repository.insertIfAbsent(
+          { ns, key },
+          {
+            translations: { en: text.en, pl: text.pl },
+            provenance: { en: { source: 'code', by, at }, pl: { source: 'seed', by, at } },
+            modules: ['console'],
+          },
+          now,
+          session,
+        );
+        if (inserted) created.push(key);
+      }
+      if (!created.length) return;
+      for (const locale of ['en', 'pl'])
+        await this.outbox.announceUpdated(session, {
+          ns,
+          locale,
+          keys: created,
+          all: false,
+          instanceId: this.instance.id,
+        });
+      await this.outbox.announceKeysChanged(session, ns, created, 'added');
+    });
+    if (created.length) this.writer.notify(ns, ['en', 'pl']);
+    return created;
+  }
+}

@@ -3,6 +3,7 @@ import { lazy, Suspense, useEffect, useRef, useState, useSyncExternalStore } fro
 import { ADMIN, can, fetchMe, FlowplaneApiError, isUnauthorized, type Me } from './api';
 import { completeSignIn, CALLBACK_PATH, signInRedirect } from './auth/oidc';
 import { currentToken, onTokenChange, setToken } from './auth/session';
+import { decodeClaims, permissionsOf } from './lib/permissions';
 import type { ConsoleConfig } from './config';
 import { $t } from './i18n';
 import { href, Link, RouterProvider, useRoute } from './router';
@@ -53,7 +54,7 @@ function Shell({ config }: { config: ConsoleConfig }) {
   }, [token, client]);
   if (route.segments[0] === CALLBACK_PATH && config.oidc) return <OidcCallback config={config} />;
   if (!token) return <SignIn config={config} />;
-  return <SignedIn />;
+  return <SignedIn config={config} />;
 }
 
 function OidcCallback({ config }: { config: ConsoleConfig }) {
@@ -104,7 +105,7 @@ function SignIn({ config }: { config: ConsoleConfig }) {
   );
 }
 
-function SignedIn() {
+function SignedIn({ config }: { config: ConsoleConfig }) {
   const me = useQuery({ queryKey: ['me'], queryFn: fetchMe });
   const refused = isUnauthorized(me.error);
   useEffect(() => {
@@ -119,10 +120,10 @@ function SignedIn() {
       </main>
     );
   }
-  return <Layout me={me.data} />;
+  return <Layout me={me.data} config={config} />;
 }
 
-function Layout({ me }: { me: Me }) {
+function Layout({ me, config }: { me: Me; config: ConsoleConfig }) {
   const { route } = useRoute();
   const area = route.segments[0] ?? 'flows';
   const admin = can(me, ADMIN);
@@ -163,7 +164,10 @@ function Layout({ me }: { me: Me }) {
         {!me.active ? (
           <ErrorNotice error={new FlowplaneApiError({ status: 403, body: { statusCode: 403, error: 'Forbidden', code: 'FORBIDDEN', message: $t('me.inactive', 'your user is inactive'), requestId: '' } })} />
         ) : !admin ? (
-          <ErrorNotice error={new FlowplaneApiError({ status: 403, body: { statusCode: 403, error: 'Forbidden', code: 'FORBIDDEN', message: $t('me.missing', 'missing permission: {perm}', { perm: ADMIN }), requestId: '' } })} />
+          <>
+            <ErrorNotice error={new FlowplaneApiError({ status: 403, body: { statusCode: 403, error: 'Forbidden', code: 'FORBIDDEN', message: $t('me.missing', 'missing permission: {perm}', { perm: ADMIN }), requestId: '' } })} />
+            <ClaimHint config={config} />
+          </>
         ) : (
           <Suspense fallback={<Loading />}>
             <Area segments={route.segments} />
@@ -198,3 +202,16 @@ function useOffline(): boolean {
   );
 }
 
+
+/**
+ * With OIDC, a token whose configured permissions claim grants admin:access while the gateway
+ * (which reads `perms`) does not: says so, since the fix is in the identity provider's mapping.
+ */
+function ClaimHint({ config }: { config: ConsoleConfig }) {
+  const claim = config.oidc?.permissionsClaim;
+  const token = currentToken();
+  if (!claim || claim === 'perms' || !token) return null;
+  const granted = permissionsOf(decodeClaims(token) ?? {}, claim);
+  if (!granted.includes(ADMIN)) return null;
+  return <p className="notice warn">{$t('me.claimHint', 'Your identity provider grants {perm} in the claim {claim}, but the platform reads permissions from the claim perms: map them there.', { perm: ADMIN, claim })}</p>;
+}

@@ -34,11 +34,3 @@ export async function completeSignIn(oidc: Oidc): Promise<string> {
   setToken(user.access_token);
   return typeof user.state === 'string' && user.state.startsWith(import.meta.env.BASE_URL) ? user.state : import.meta.env.BASE_URL;
 }
-
-/** The permissions the identity provider put in the configured claim of a token (display only: the gateway decides). */
-export function permissionsOf(claims: Record<string, unknown>, claim: string): string[] {
-  const value = claim.split('.').reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), claims);
-  if (Array.isArray(value)) return value.filter((p): p is string => typeof p === 'string');
-  if (typeof value === 'string') return value.split(/[\s,]+/).filter(Boolean);
-  return [];
-}

@@ -129,6 +129,10 @@ export const CONSOLE_MESSAGES: Readonly<Record<string, { en: string; pl: string 
   },
   loading: { en: 'Loading…', pl: 'Wczytywanie…' },
   'me.inactive': { en: 'your user is inactive', pl: 'twoje konto jest nieaktywne' },
+  'me.claimHint': {
+    en: 'Your identity provider grants {perm} in the claim {claim}, but the platform reads permissions from the claim perms: map them there.',
+    pl: 'Twój dostawca tożsamości nadaje {perm} w oświadczeniu {claim}, ale platforma czyta uprawnienia z oświadczenia perms: zmapuj je tam.',
+  },
   'me.missing': { en: 'missing permission: {perm}', pl: 'brak uprawnienia: {perm}' },
   'me.superuser': { en: 'superuser', pl: 'superużytkownik' },
   more: { en: 'Show more', pl: 'Pokaż więcej' },

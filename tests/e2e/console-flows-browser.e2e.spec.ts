@@ -127,7 +127,7 @@ describeIntegration('admin console flows, canvas and runs in Chromium', hasFile(
 
   it('builds a flow from nothing on the canvas: new flow, nodes from the palette, connected by dragging, saved, published, run', async () => {
     const page = await open('');
-    await page.getByRole('button', { name: 'New flow' }).click();
+    await page.getByRole('button', { name: 'New flow', exact: true }).click();
     await page.getByLabel('Name', { exact: true }).fill('Built here');
     await page.getByLabel('Id (optional, made from the name)').fill('built-here');
     await page.getByRole('button', { name: 'Create' }).click();
@@ -183,6 +183,19 @@ describeIntegration('admin console flows, canvas and runs in Chromium', hasFile(
     await page.getByRole('heading', { name: 'Timeline' }).waitFor();
     expect(await page.locator('tbody tr').count()).toBe(3);
     await page.screenshot({ path: join(SHOTS, 'run.png'), fullPage: true });
+    expect(await axe(page)).toEqual([]);
+  });
+
+  it('creates a flow from a starter template (picker, search, version saved)', async () => {
+    const page = await open('');
+    await page.getByRole('button', { name: 'New flow from a template' }).click();
+    await page.getByLabel('Search templates').fill('echo');
+    await page.getByRole('search').getByRole('button', { name: 'Search' }).last().click();
+    await page.getByRole('button', { name: 'Use Echo' }).click();
+    await page.getByRole('heading', { name: 'Versions' }).waitFor();
+    const flowId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
+    const versions = (await call(`${api}/flows/${flowId}/versions`, { bearer: admin })).body;
+    expect(versions.map((v: { versionId: string }) => v.versionId)).toEqual([`${flowId}@v1`]);
     expect(await axe(page)).toEqual([]);
   });
 

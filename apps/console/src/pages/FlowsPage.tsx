@@ -34,7 +34,10 @@ export function FlowsPage() {
   return (
     <>
       <PageTitle>{$t('flows.title', 'Flows')}</PageTitle>
-      <CreateFlow onCreated={(id) => navigate(href(['flows', id]))} />
+      <div className="row">
+        <CreateFlow onCreated={(id) => navigate(href(['flows', id]))} />
+        <FromTemplate onCreated={(id) => navigate(href(['flows', id]))} />
+      </div>
       <form
         role="search"
         className="row"
@@ -142,5 +145,73 @@ function CreateFlow({ onCreated }: { onCreated: (id: string) => void }) {
         </button>
       </div>
     </form>
+  );
+}
+
+type TemplateRow = { id: string; name: string; description: string; source: string; tags: string[] };
+
+/** A new flow from a starter template: the spec's picker lifecycle (list, pick, create, save a version). */
+function FromTemplate({ onCreated }: { onCreated: (id: string) => void }) {
+  const client = useQueryClient();
+  const [open, setOpen] = useState(false);
+  const [q, setQ] = useState('');
+  const [query, setQuery] = useState('');
+  const templates = useQuery({
+    queryKey: ['templates', query],
+    queryFn: async () => unwrap(await api.flows.GET('/api/v1/flows/templates', { params: { query: query ? { q: query } : {} } })) as unknown as TemplateRow[],
+    enabled: open,
+  });
+  const create = useMutation({
+    mutationFn: async (t: TemplateRow) => {
+      const doc = unwrap(await api.flows.GET('/api/v1/flows/templates/{id}', { params: { path: { id: t.id }, query: { format: 'ir' } } }));
+      const flow = unwrap(await api.flows.POST('/api/v1/flows', { body: { name: t.name, ...(t.description ? { description: t.description } : {}) } })) as FlowRow;
+      unwrap(await api.flows.POST('/api/v1/flows/{id}/versions', { params: { path: { id: flow.id }, query: { format: 'ir' } }, body: doc }));
+      return flow;
+    },
+    onSuccess: (flow) => {
+      void client.invalidateQueries({ queryKey: ['flows'] });
+      onCreated(flow.id);
+    },
+  });
+  if (!open)
+    return (
+      <button type="button" onClick={() => setOpen(true)}>
+        {$t('templates.open', 'New flow from a template')}
+      </button>
+    );
+  return (
+    <section className="card" aria-labelledby="templates-title">
+      <h2 id="templates-title">{$t('templates.title', 'Starter templates')}</h2>
+      <form
+        role="search"
+        className="row"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setQuery(q.trim());
+        }}
+      >
+        <label htmlFor="template-search">{$t('templates.search', 'Search templates')}</label>
+        <input id="template-search" type="search" value={q} onChange={(e) => setQ(e.target.value)} />
+        <button type="submit">{$t('search', 'Search')}</button>
+        <button type="button" onClick={() => setOpen(false)}>
+          {$t('cancel', 'Cancel')}
+        </button>
+      </form>
+      {templates.isPending ? <Loading /> : null}
+      <ErrorNotice error={templates.error ?? create.error} />
+      <ul className="templates">
+        {(templates.data ?? []).map((t) => (
+          <li key={t.id}>
+            <button type="button" disabled={create.isPending} onClick={() => create.mutate(t)} aria-describedby={`tpl-${t.id.replace(/[^\w-]/g, '_')}`}>
+              {$t('templates.use', 'Use {name}', { name: t.name })}
+            </button>{' '}
+            <span id={`tpl-${t.id.replace(/[^\w-]/g, '_')}`} className="muted small">
+              <code>{t.id}</code> · {t.description}
+            </span>
+          </li>
+        ))}
+      </ul>
+      {templates.data?.length === 0 ? <p>{$t('templates.none', 'No template matches.')}</p> : null}
+    </section>
   );
 }

@@ -248,4 +248,9 @@ export const CONSOLE_MESSAGES: Readonly<Record<string, { en: string; pl: string 
   'validate.pattern': { en: 'must match {pattern}', pl: 'musi pasować do {pattern}' },
   'validate.required': { en: 'is required', pl: 'jest wymagane' },
   'validate.type': { en: 'must be {type}', pl: 'musi być typu {type}' },
+  'templates.none': { en: 'No template matches.', pl: 'Żaden szablon nie pasuje.' },
+  'templates.open': { en: 'New flow from a template', pl: 'Nowy przepływ z szablonu' },
+  'templates.search': { en: 'Search templates', pl: 'Szukaj szablonów' },
+  'templates.title': { en: 'Starter templates', pl: 'Szablony startowe' },
+  'templates.use': { en: 'Use {name}', pl: 'Użyj: {name}' },
 };

@@ -6,7 +6,7 @@ import type { BenchResult } from './bench-result';
 /** `npm run bench`: every benchmark, each beside its baseline from the same run; JSON to bench/results/. */
 async function main(): Promise<void> {
   const only = process.argv.slice(2);
-  const benches = ['bus', 'store', 'gateway', 'runs', 'profiles', 'engine', 'conditions', 'deployments', 'compile', 'llm', 'hub', 'search', 'i18n', 'assistant', 'assistant-ingest', 'i18n-translate', 'content', 'http-paths', 'client-t', 'widget', 'console'].filter((b) => !only.length || only.includes(b));
+  const benches = ['bus', 'store', 'gateway', 'runs', 'profiles', 'engine', 'conditions', 'deployments', 'compile', 'llm', 'hub', 'search', 'i18n', 'assistant', 'assistant-ingest', 'i18n-translate', 'content', 'http-paths', 'client-t', 'widget', 'console', 'console-canvas'].filter((b) => !only.length || only.includes(b));
   const rows: BenchResult[] = [];
   for (const b of benches) {
     const mod = (await import(`./${b}.bench`)) as { run(): Promise<BenchResult[]> };

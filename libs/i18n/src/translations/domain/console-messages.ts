@@ -5,7 +5,11 @@
  */
 export const CONSOLE_NAMESPACE = 'console';
 
-export const CONSOLE_MESSAGES: Readonly<Record<string, { en: string; pl: string }>> = {
+/** English and Polish text of one console string. */
+export type ConsoleMessage = { en: string; pl: string };
+
+/** The shell, sign-in, flows and runs. Each further area keeps its strings in a file of its own (console-messages-<area>.ts). */
+const CONSOLE_CORE_MESSAGES: Readonly<Record<string, ConsoleMessage>> = {
   actions: { en: 'Actions', pl: 'Działania' },
   cancel: { en: 'Cancel', pl: 'Anuluj' },
   'canvas.addNode': { en: 'Add node', pl: 'Dodaj węzeł' },
@@ -253,4 +257,8 @@ export const CONSOLE_MESSAGES: Readonly<Record<string, { en: string; pl: string 
   'templates.search': { en: 'Search templates', pl: 'Szukaj szablonów' },
   'templates.title': { en: 'Starter templates', pl: 'Szablony startowe' },
   'templates.use': { en: 'Use {name}', pl: 'Użyj: {name}' },
+};
+
+export const CONSOLE_MESSAGES: Readonly<Record<string, ConsoleMessage>> = {
+  ...CONSOLE_CORE_MESSAGES,
 };

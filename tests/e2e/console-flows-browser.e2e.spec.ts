@@ -61,9 +61,9 @@ describeIntegration('admin console flows, canvas and runs in Chromium', hasFile(
     const page = await context.newPage();
     page.on('pageerror', (e) => errors.push(`${path}: ${e.message}`));
     page.on('console', (m) => {
-      // The browser logs every refused load (the 400, 401 and 403 cases are refused on purpose,
-      // Chromium asks for /favicon.ico by itself); nothing else may fail.
-      if (m.type() === 'error' && !/status of 40[013]/.test(m.text()) && !m.location().url.endsWith('/favicon.ico')) errors.push(`${path}: ${m.text()}`);
+      // The browser logs every refused load (the 400, 401 and 403 cases are refused on purpose, the
+      // lost connection is made on purpose, Chromium asks for /favicon.ico by itself); nothing else may fail.
+      if (m.type() === 'error' && !/status of 40[013]|ERR_CONNECTION_REFUSED/.test(m.text()) && !m.location().url.endsWith('/favicon.ico')) errors.push(`${path}: ${m.text()}`);
     });
     await page.goto(`${base}${path}#token=${bearer}`);
     await page.locator('h1').first().waitFor();
@@ -209,6 +209,19 @@ describeIntegration('admin console flows, canvas and runs in Chromium', hasFile(
     expect((await page.context().cookies()).find((c) => c.name === 'lang')?.value).toBe('pl');
     expect(await page.getByLabel('Język').locator('option').allInnerTexts()).toEqual(expect.arrayContaining([expect.stringMatching(/polski|Polish|pl/i)]));
   });
+
+  it('shows a banner while the platform cannot be reached and recovers by itself', async () => {
+    const page = await open('');
+    await page.getByRole('link', { name: 'Hello' }).waitFor();
+    await page.route('**/api/v1/flows/hello', (route) => route.abort('connectionrefused'));
+    await page.getByRole('link', { name: 'Hello' }).click();
+    // The flow is asked for, gets no answer through its retries, and the banner shows.
+    await page.getByRole('status').filter({ hasText: 'Connection lost' }).waitFor({ timeout: 20_000 });
+    await page.screenshot({ path: join(SHOTS, 'connection-lost.png') });
+    await page.unroute('**/api/v1/flows/hello');
+    await page.getByRole('status').filter({ hasText: 'Connection lost' }).waitFor({ state: 'detached', timeout: 15_000 });
+    await page.getByRole('heading', { name: 'Hello' }).waitFor();
+  }, 60_000);
 
   it('says which permission is missing (403) and asks to sign in again on a refused token (401)', async () => {
     const page = await open('', await token('bob', []));

@@ -1,6 +1,6 @@
-import { QueryClient, QueryClientProvider, useQuery, useQueryClient } from '@tanstack/react-query';
+import { QueryCache, QueryClient, QueryClientProvider, useQuery, useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useRef, useState, useSyncExternalStore } from 'react';
-import { ADMIN, can, fetchMe, FlowplaneApiError, isUnauthorized, type Me } from './api';
+import { ADMIN, can, fetchMe, FlowplaneApiError, isUnauthorized, type Me, NetworkError } from './api';
 import { completeSignIn, CALLBACK_PATH, signInRedirect } from './auth/oidc';
 import { currentToken, onTokenChange, setToken } from './auth/session';
 import { decodeClaims, permissionsOf } from './lib/permissions';
@@ -17,7 +17,26 @@ const CanvasPage = lazy(() => import('./pages/CanvasPage'));
 const RunsPage = lazy(() => import('./pages/RunsPage'));
 const RunPage = lazy(() => import('./pages/RunsPage').then((m) => ({ default: m.RunPage })));
 
+/**
+ * Whether the platform stopped answering: set when a request gets no answer at all (NetworkError),
+ * cleared by the next answered one. While set, a banner shows and the page's queries are asked
+ * again every few seconds.
+ */
+let unreachable = false;
+const reachabilityListeners = new Set<() => void>();
+function setUnreachable(v: boolean) {
+  if (unreachable === v) return;
+  unreachable = v;
+  for (const l of reachabilityListeners) l();
+}
+
 const queryClient = new QueryClient({
+  queryCache: new QueryCache({
+    onError: (e) => {
+      if (e instanceof NetworkError) setUnreachable(true);
+    },
+    onSuccess: () => setUnreachable(false),
+  }),
   defaultOptions: {
     queries: {
       // A refused token or a missing permission does not get better by asking again.
@@ -187,19 +206,32 @@ function Area({ segments }: { segments: string[] }) {
   return <FlowsPage />;
 }
 
-/** True while the browser says it is offline; TanStack Query refetches when it is back. */
+/**
+ * True while the browser says it is offline or the platform stopped answering. TanStack Query
+ * refetches by itself when the browser is back online; an unreachable platform is asked again
+ * every 5 s (the active queries only) until it answers.
+ */
 function useOffline(): boolean {
-  return useSyncExternalStore(
+  const client = useQueryClient();
+  const offline = useSyncExternalStore(
     (cb) => {
       addEventListener('online', cb);
       addEventListener('offline', cb);
+      reachabilityListeners.add(cb);
       return () => {
         removeEventListener('online', cb);
         removeEventListener('offline', cb);
+        reachabilityListeners.delete(cb);
       };
     },
-    () => !navigator.onLine,
+    () => !navigator.onLine || unreachable,
   );
+  useEffect(() => {
+    if (!offline) return;
+    const timer = setInterval(() => void client.refetchQueries({ type: 'active' }), 5000);
+    return () => clearInterval(timer);
+  }, [offline, client]);
+  return offline;
 }
 
 

@@ -1,4 +1,4 @@
-import { runTimeline } from './run-timeline';
+import { formatMs, runTimeline } from './run-timeline';
 
 const ev = (seq: number, time: number, type: string, data: Record<string, unknown>) => ({ seq, time, type, data });
 
@@ -20,6 +20,18 @@ describe('run timeline per node', () => {
       { nodeId: 'llm', name: 'Answer', step: 1, startMs: 3, durationMs: 47, status: 'completed', port: 'Reply', warnings: ['config key x dropped'], chunks: 2 },
     ]);
     expect(t.durationMs).toBe(51);
+  });
+
+  it('reads event times as the API sends them (ISO 8601 strings)', () => {
+    const iso = (ms: number) => new Date(Date.UTC(2026, 10, 26, 1, 0, 0) + ms).toISOString();
+    const t = runTimeline([
+      { seq: 1, time: iso(0), type: 'run.started', data: {} },
+      { seq: 2, time: iso(4), type: 'node.started', data: { nodeId: 'render', step: 0 } },
+      { seq: 3, time: iso(9), type: 'node.completed', data: { nodeId: 'render', port: 'out', durationMs: 0.3492 } },
+      { seq: 4, time: iso(10), type: 'run.completed', data: { durationMs: 10 } },
+    ]);
+    expect(t.steps.map((s) => [s.nodeId, s.startMs, s.durationMs])).toEqual([['render', 4, 0.3492]]);
+    expect([formatMs(0.3492), formatMs(4), formatMs(1234.56), formatMs(Number.NaN)]).toEqual(['0.35 ms', '4.0 ms', '1235 ms', '—']);
   });
 
   it('marks failed steps with their error and the port that took them, and leaves unfinished ones running', () => {

@@ -7,7 +7,8 @@
 
 export interface TimelineEvent {
   seq: number;
-  time: number;
+  /** When the event happened: an ISO 8601 string as the API sends it (epoch milliseconds also read). */
+  time: string | number;
   type: string;
   data: Record<string, unknown>;
 }
@@ -57,8 +58,16 @@ export interface RunTimeline {
   durationMs?: number;
 }
 
+const epochMs = (t: string | number): number => (typeof t === 'number' ? t : Date.parse(t));
+
+/** A duration for people: two decimals under 1 ms, one under 10 ms, whole milliseconds above. */
+export function formatMs(ms: number): string {
+  if (!Number.isFinite(ms)) return '—';
+  return `${ms < 1 ? ms.toFixed(2) : ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms`;
+}
+
 export function runTimeline(events: TimelineEvent[], usage: UsageRow[] = []): RunTimeline {
-  const sorted = [...events].sort((a, b) => a.seq - b.seq);
+  const sorted = [...events].map((e) => ({ ...e, time: epochMs(e.time) })).sort((a, b) => a.seq - b.seq);
   const t0 = sorted[0]?.time ?? 0;
   const steps: NodeStep[] = [];
   const open = new Map<string, NodeStep>();

@@ -5,7 +5,7 @@ import { api, unwrap } from '../api';
 import { currentToken } from '../auth/session';
 import { $t } from '../i18n';
 import { href, Link, useRoute } from '../router';
-import { runTimeline, type TimelineEvent, type UsageRow } from '../lib/run-timeline';
+import { formatMs, runTimeline, type TimelineEvent, type UsageRow } from '../lib/run-timeline';
 import { ErrorNotice, formatTime, Loading, PageTitle } from '../ui';
 
 const STATUSES = ['running', 'completed', 'rejected', 'failed', 'cancelled'] as const;
@@ -236,8 +236,8 @@ export function RunPage({ runId }: { runId: string }) {
                     <td>
                       <code>{s.nodeId}</code> {s.name && s.name !== s.nodeId ? <span className="muted small">{s.name}</span> : null}
                     </td>
-                    <td>+{s.startMs} ms</td>
-                    <td>{s.durationMs !== undefined ? `${s.durationMs} ms` : '—'}</td>
+                    <td>+{formatMs(s.startMs)}</td>
+                    <td>{s.durationMs !== undefined ? formatMs(s.durationMs) : '—'}</td>
                     <td>
                       <span className={`status status-${s.status}`}>{s.status}</span>
                     </td>

@@ -182,6 +182,8 @@ describeIntegration('admin console flows, canvas and runs in Chromium', hasFile(
     await page.getByRole('link', { name: /^Open run / }).click();
     await page.getByRole('heading', { name: 'Timeline' }).waitFor();
     expect(await page.locator('tbody tr').count()).toBe(3);
+    // Each step's start and duration read as milliseconds (the API sends event times as ISO strings).
+    for (const cell of await page.locator('tbody tr td:nth-child(2), tbody tr td:nth-child(3)').allTextContents()) expect(cell).toMatch(/^\+?\d+(\.\d+)? ms$/);
     await page.screenshot({ path: join(SHOTS, 'run.png'), fullPage: true });
     expect(await axe(page)).toEqual([]);
   });

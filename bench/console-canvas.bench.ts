@@ -7,8 +7,9 @@ import type { BenchResult } from './bench-result';
 
 /**
  * The console's canvas with a 200-node flow: frame time while the user pans it (the pane dragged
- * with the mouse for about two seconds), from requestAnimationFrame timestamps in Chromium, p95
- * beside the 16.7 ms of a 60 Hz frame (the goal: no dropped frame at p95). The pages come from the
+ * with the mouse for about two seconds), from requestAnimationFrame timestamps in Chromium running
+ * without vsync or a frame-rate cap, so each interval is the frame's own cost; p95 beside the
+ * 16.7 ms of a 60 Hz frame (the goal: at most 16 ms). The pages come from the
  * gateway's own ConsoleAssets; the API the canvas reads (me, catalog, node registry, the version) is
  * answered at once, so the figure is the canvas's own cost.
  */
@@ -68,7 +69,9 @@ export async function run(): Promise<BenchResult[]> {
   const server = await serve(path.join(repoRoot(), 'dist', 'console'));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  // Unthrottled frames: without vsync and the 60 Hz cap, the time between two animation frames is
+  // what a frame really costs, not the display's tick.
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-frame-rate-limit', '--disable-gpu-vsync'] });
   let frames: number[] = [];
   try {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -118,7 +121,7 @@ export async function run(): Promise<BenchResult[]> {
     baseline: FRAME,
     unit: 'ms',
     ratio: FRAME / p95,
-    notes: `median ${pct(frames, 0.5).toFixed(1)} ms, p99 ${pct(frames, 0.99).toFixed(1)} ms, max ${Math.max(...frames).toFixed(1)} ms; headless Chromium ticks frames at 60 Hz, so a frame whose work overran shows as 33 ms or more`,
+    notes: `median ${pct(frames, 0.5).toFixed(1)} ms, p99 ${pct(frames, 0.99).toFixed(1)} ms, max ${Math.max(...frames).toFixed(1)} ms; frames unthrottled (no vsync, no 60 Hz cap), so each interval is what the frame cost; goal p95 at most 16 ms`,
   };
   console.log(`${row.name}: ${row.ours.toFixed(1)} vs ${row.baseline.toFixed(1)} ms (ratio ${row.ratio.toFixed(2)}) ${row.notes}`);
   return [row];

@@ -16,6 +16,8 @@ const FlowPage = lazy(() => import('./pages/FlowPage'));
 const CanvasPage = lazy(() => import('./pages/CanvasPage'));
 const RunsPage = lazy(() => import('./pages/RunsPage'));
 const RunPage = lazy(() => import('./pages/RunsPage').then((m) => ({ default: m.RunPage })));
+const CatalogArea = lazy(() => import('./pages/catalog/CatalogArea'));
+const ContentArea = lazy(() => import('./pages/content/ContentArea'));
 
 /**
  * Whether the platform stopped answering: set when a request gets no answer at all (NetworkError),
@@ -162,6 +164,13 @@ function Layout({ me, config }: { me: Me; config: ConsoleConfig }) {
             <Link to={href(['runs'])} ariaCurrent={area === 'runs' || area === 'run'}>
               {$t('nav.runs', 'Runs')}
             </Link>
+            {/* The i18n admin routes (catalog, locales, content) need admin:access, as every area here. */}
+            <Link to={href(['languages'])} ariaCurrent={area === 'languages'}>
+              {$t('nav.languages', 'Languages')}
+            </Link>
+            <Link to={href(['content'])} ariaCurrent={area === 'content'}>
+              {$t('nav.content', 'Content')}
+            </Link>
           </nav>
         ) : null}
         <LanguagePicker />
@@ -201,6 +210,8 @@ function Area({ segments }: { segments: string[] }) {
   const [area, id, sub] = segments;
   if (area === 'runs') return <RunsPage flowId={id} />;
   if (area === 'run' && id) return <RunPage runId={id} />;
+  if (area === 'languages') return <CatalogArea section={id} />;
+  if (area === 'content') return <ContentArea segments={segments} />;
   if (area === 'flows' && id && sub === 'canvas') return <CanvasPage flowId={id} />;
   if (area === 'flows' && id) return <FlowPage flowId={id} />;
   return <FlowsPage />;

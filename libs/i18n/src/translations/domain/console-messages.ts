@@ -1,3 +1,5 @@
+import { CONSOLE_CATALOG_MESSAGES } from './console-messages-catalog';
+import { CONSOLE_CONTENT_MESSAGES } from './console-messages-content';
 /**
  * The admin console's strings (namespace `console`): English as in the console's inline `$t`
  * defaults (apps/console/src, a spec keeps both in step) and Polish. Seeded write-once at start-up,
@@ -261,4 +263,6 @@ const CONSOLE_CORE_MESSAGES: Readonly<Record<string, ConsoleMessage>> = {
 
 export const CONSOLE_MESSAGES: Readonly<Record<string, ConsoleMessage>> = {
   ...CONSOLE_CORE_MESSAGES,
+  ...CONSOLE_CATALOG_MESSAGES,
+  ...CONSOLE_CONTENT_MESSAGES,
 };

@@ -16,6 +16,8 @@ const FlowPage = lazy(() => import('./pages/FlowPage'));
 const CanvasPage = lazy(() => import('./pages/CanvasPage'));
 const RunsPage = lazy(() => import('./pages/RunsPage'));
 const RunPage = lazy(() => import('./pages/RunsPage').then((m) => ({ default: m.RunPage })));
+const DeploymentsArea = lazy(() => import('./pages/deployments/DeploymentsPage'));
+const ProfilesArea = lazy(() => import('./pages/profiles/ProfilesPage'));
 const CatalogArea = lazy(() => import('./pages/catalog/CatalogArea'));
 const ContentArea = lazy(() => import('./pages/content/ContentArea'));
 
@@ -164,6 +166,13 @@ function Layout({ me, config }: { me: Me; config: ConsoleConfig }) {
             <Link to={href(['runs'])} ariaCurrent={area === 'runs' || area === 'run'}>
               {$t('nav.runs', 'Runs')}
             </Link>
+            <Link to={href(['deployments'])} ariaCurrent={area === 'deployments'}>
+              {$t('nav.deployments', 'Deployments')}
+            </Link>
+            {/* Settings need admin:access only; profiles also one of profiles:read|write|* (the page says which is missing). */}
+            <Link to={href([me.superuser || me.perms.some((p) => p.startsWith('profiles:')) ? 'profiles' : 'settings'])} ariaCurrent={area === 'profiles' || area === 'settings'}>
+              {$t('nav.profiles', 'Profiles & settings')}
+            </Link>
             {/* The i18n admin routes (catalog, locales, content) need admin:access, as every area here. */}
             <Link to={href(['languages'])} ariaCurrent={area === 'languages'}>
               {$t('nav.languages', 'Languages')}
@@ -210,6 +219,8 @@ function Area({ segments }: { segments: string[] }) {
   const [area, id, sub] = segments;
   if (area === 'runs') return <RunsPage flowId={id} />;
   if (area === 'run' && id) return <RunPage runId={id} />;
+  if (area === 'deployments') return <DeploymentsArea id={id} />;
+  if (area === 'profiles' || area === 'settings') return <ProfilesArea segments={segments} />;
   if (area === 'languages') return <CatalogArea section={id} />;
   if (area === 'content') return <ContentArea segments={segments} />;
   if (area === 'flows' && id && sub === 'canvas') return <CanvasPage flowId={id} />;

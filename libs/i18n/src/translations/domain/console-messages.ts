@@ -1,3 +1,5 @@
+import { CONSOLE_DEPLOYMENTS_MESSAGES } from './console-messages-deployments';
+import { CONSOLE_PROFILES_MESSAGES } from './console-messages-profiles';
 import { CONSOLE_CATALOG_MESSAGES } from './console-messages-catalog';
 import { CONSOLE_CONTENT_MESSAGES } from './console-messages-content';
 /**
@@ -265,4 +267,6 @@ export const CONSOLE_MESSAGES: Readonly<Record<string, ConsoleMessage>> = {
   ...CONSOLE_CORE_MESSAGES,
   ...CONSOLE_CATALOG_MESSAGES,
   ...CONSOLE_CONTENT_MESSAGES,
+  ...CONSOLE_DEPLOYMENTS_MESSAGES,
+  ...CONSOLE_PROFILES_MESSAGES,
 };

@@ -91,7 +91,7 @@ export interface StartRunInput {
   variant?: string;
 }
 
-/** Starts runs of published (or given) versions, records their events, and streams them (issue 4 item 9). */
+/** Starts runs of published (or given) versions, records their events, and streams them. */
 @Injectable()
 export class RunsService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly log = new Logger('Runs');

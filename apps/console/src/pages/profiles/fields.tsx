@@ -70,9 +70,12 @@ export function FieldControl({
       <div className="row">
         <input {...common} type="password" autoComplete="off" value={typeof value === 'string' ? value : ''} onChange={(e) => onChange(e.target.value)} required={reenter || field.required} />
         {isSet && !readOnly ? (
-          <button type="button" onClick={() => onChange(MASK)}>
-            {$t('profiles.secret.keep', 'Keep the stored secret')}
-          </button>
+          <>
+            <button type="button" onClick={() => onChange(MASK)}>
+              {$t('profiles.secret.keep', 'Keep the stored secret')}
+            </button>
+            <span className="muted small">{$t('profiles.secret.blankClears', 'Left blank, the stored secret is removed when you save.')}</span>
+          </>
         ) : null}
       </div>
     );

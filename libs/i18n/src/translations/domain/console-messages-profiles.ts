@@ -31,6 +31,7 @@ export const CONSOLE_PROFILES_MESSAGES: Readonly<Record<string, ConsoleMessage>>
   'profiles.none': { en: 'No profile of this kind yet.', pl: 'Brak profili tego rodzaju.' },
   'profiles.save': { en: 'Save', pl: 'Zapisz' },
   'profiles.saved': { en: 'Saved.', pl: 'Zapisano.' },
+  'profiles.secret.blankClears': { en: 'Left blank, the stored secret is removed when you save.', pl: 'Pozostawiony pusty, zapisany sekret zostanie usunięty przy zapisie.' },
   'profiles.secret.clear': { en: 'Clear', pl: 'Wyczyść' },
   'profiles.secret.clearLabel': { en: 'Clear {label}', pl: 'Wyczyść {label}' },
   'profiles.secret.keep': { en: 'Keep the stored secret', pl: 'Zachowaj zapisany sekret' },

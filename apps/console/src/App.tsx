@@ -20,6 +20,8 @@ const DeploymentsArea = lazy(() => import('./pages/deployments/DeploymentsPage')
 const ProfilesArea = lazy(() => import('./pages/profiles/ProfilesPage'));
 const CatalogArea = lazy(() => import('./pages/catalog/CatalogArea'));
 const ContentArea = lazy(() => import('./pages/content/ContentArea'));
+const AssistantArea = lazy(() => import('./pages/assistant/AssistantPage'));
+const OperationsArea = lazy(() => import('./pages/operations/OperationsPage'));
 
 /**
  * Whether the platform stopped answering: set when a request gets no answer at all (NetworkError),
@@ -180,6 +182,13 @@ function Layout({ me, config }: { me: Me; config: ConsoleConfig }) {
             <Link to={href(['content'])} ariaCurrent={area === 'content'}>
               {$t('nav.content', 'Content')}
             </Link>
+            {/* The assistant's admin routes and the operators' views (health, scheduler, usage, outbox...) need admin:access. */}
+            <Link to={href(['assistant'])} ariaCurrent={area === 'assistant'}>
+              {$t('nav.assistant', 'Assistant')}
+            </Link>
+            <Link to={href(['operations'])} ariaCurrent={area === 'operations'}>
+              {$t('nav.operations', 'Operations')}
+            </Link>
           </nav>
         ) : null}
         <LanguagePicker />
@@ -223,6 +232,8 @@ function Area({ segments }: { segments: string[] }) {
   if (area === 'profiles' || area === 'settings') return <ProfilesArea segments={segments} />;
   if (area === 'languages') return <CatalogArea section={id} />;
   if (area === 'content') return <ContentArea segments={segments} />;
+  if (area === 'assistant') return <AssistantArea section={id} id={sub} />;
+  if (area === 'operations') return <OperationsArea section={id} />;
   if (area === 'flows' && id && sub === 'canvas') return <CanvasPage flowId={id} />;
   if (area === 'flows' && id) return <FlowPage flowId={id} />;
   return <FlowsPage />;

@@ -2,6 +2,8 @@ import { CONSOLE_DEPLOYMENTS_MESSAGES } from './console-messages-deployments';
 import { CONSOLE_PROFILES_MESSAGES } from './console-messages-profiles';
 import { CONSOLE_CATALOG_MESSAGES } from './console-messages-catalog';
 import { CONSOLE_CONTENT_MESSAGES } from './console-messages-content';
+import { CONSOLE_ASSISTANT_MESSAGES } from './console-messages-assistant';
+import { CONSOLE_OPERATIONS_MESSAGES } from './console-messages-operations';
 /**
  * The admin console's strings (namespace `console`): English as in the console's inline `$t`
  * defaults (apps/console/src, a spec keeps both in step) and Polish. Seeded write-once at start-up,
@@ -269,4 +271,6 @@ export const CONSOLE_MESSAGES: Readonly<Record<string, ConsoleMessage>> = {
   ...CONSOLE_CONTENT_MESSAGES,
   ...CONSOLE_DEPLOYMENTS_MESSAGES,
   ...CONSOLE_PROFILES_MESSAGES,
+  ...CONSOLE_ASSISTANT_MESSAGES,
+  ...CONSOLE_OPERATIONS_MESSAGES,
 };

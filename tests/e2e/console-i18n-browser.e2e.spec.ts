@@ -134,6 +134,16 @@ describeIntegration('admin console languages and content in Chromium', hasFile(C
     expect(r.provenance.pl).toMatchObject({ source: 'machine' });
     expect(r.context).toBe('Greeting in the header');
     await page.locator('.prov[data-locale="pl"]', { hasText: 'stale' }).waitFor();
+    // Missing in one locale is the API's own filter: the key with no French text shows, with French as its only column.
+    await call(`${api}/admin/i18n/locales`, { method: 'POST', bearer: admin, ...json({ code: 'fr', name: 'Français' }) });
+    await page.reload();
+    await page.getByLabel('State').selectOption('missing');
+    await page.getByLabel('Locale', { exact: true }).selectOption('fr');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.locator('.prov[data-locale="fr"]', { hasText: 'missing' }).waitFor();
+    expect(await page.locator('table.grid thead th').allInnerTexts()).toEqual(['Key', 'fr', 'Actions']);
+    await call(`${api}/admin/i18n/locales/fr`, { method: 'PUT', bearer: admin, ...json({ active: false }) });
+    await page.getByLabel('Locale', { exact: true }).selectOption('');
     await page.getByLabel('State').selectOption('human');
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.locator('th code', { hasText: 'greeting' }).waitFor();
@@ -227,6 +237,11 @@ describeIntegration('admin console languages and content in Chromium', hasFile(C
     await page.locator('.run-report', { hasText: '4 held for review' }).waitFor();
     await page.locator('td[data-unit="body"][data-locale="de"]', { hasText: 'pending review' }).waitFor();
     await page.getByRole('tab', { name: 'de' }).click();
+    // Arrow keys move between the locale tabs.
+    await page.getByRole('tab', { name: 'de' }).press('ArrowRight');
+    expect(await page.getByRole('tab', { name: 'pl' }).getAttribute('aria-selected')).toBe('true');
+    await page.keyboard.press('ArrowLeft');
+    expect(await page.getByRole('tab', { name: 'de' }).getAttribute('aria-selected')).toBe('true');
     expect(await page.getByLabel('Title', { exact: true }).inputValue()).toBe('');
     await page.screenshot({ path: join(SHOTS, 'content-page-editor.png'), fullPage: true });
     expect(await axe(page)).toEqual([]);
@@ -261,5 +276,22 @@ describeIntegration('admin console languages and content in Chromium', hasFile(C
     expect(served.body.body).toMatch(/^\[de\] <p>.*<b>.*<\/b><\/p>/);
     // Polish still waits for review.
     expect((await call(`${api}/pages/welcome?lang=pl`)).body.title).toBe('Welcome');
+  });
+
+  it('shows a fragment’s marked leaves with their state per locale and translates them', async () => {
+    const put = await call(`${api}/admin/content/fragments/footer`, {
+      method: 'PUT',
+      bearer: admin,
+      ...json({ data: { links: [{ href: '/privacy', label: { _i18n: { en: 'Privacy', pl: 'Prywatność' } } }], copyright: '© [[ site.name ]]' }, translationReady: true }),
+    });
+    expect(put.status).toBeLessThan(300);
+    const page = await open('content/fragments/footer');
+    await page.getByRole('row', { name: /\/links\/0\/label/ }).getByRole('cell', { name: 'missing' }).waitFor();
+    await page.getByRole('button', { name: 'Translate now' }).click();
+    await page.locator('.run-report', { hasText: '1 translated' }).waitFor();
+    await page.getByRole('row', { name: /\/links\/0\/label/ }).getByRole('cell', { name: 'missing' }).waitFor({ state: 'detached' });
+    expect((await call(`${api}/fragments/footer?lang=de`)).body.data.links[0].label).toMatch(/^\[de\] /);
+    await page.screenshot({ path: join(SHOTS, 'content-fragment-editor.png'), fullPage: true });
+    expect(await axe(page)).toEqual([]);
   });
 });

@@ -36,7 +36,8 @@ export default function KeysPage() {
     void sha256Hex(texts).then(setHashes);
   }, [rows.data, source]);
   const hash = (t: string) => hashes.get(t);
-  const shownLocales = filters.locale ? [filters.locale] : active;
+  // The source language first, the others as the registry lists them.
+  const shownLocales = filters.locale ? [filters.locale] : [...active.filter((l) => l === source), ...active.filter((l) => l !== source)];
   const visible = rows.data ? filterRows(rows.data.items, filters.state, shownLocales, source, hash) : [];
   const setFilter = (next: Partial<typeof filters>) => {
     setCursors([undefined]);

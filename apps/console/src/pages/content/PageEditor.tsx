@@ -98,7 +98,20 @@ export default function PageEditor({ slug }: { slug: string }) {
             <label htmlFor="pf-retranslate">{$t('content.retranslate', 'Translate again on the next run')}</label>
           </div>
         </fieldset>
-        <div role="tablist" aria-label={$t('content.localeTabs', 'Locales')} className="tabs">
+        <div
+          role="tablist"
+          aria-label={$t('content.localeTabs', 'Locales')}
+          className="tabs"
+          onKeyDown={(e) => {
+            // Arrow keys move between the locale tabs (the WAI-ARIA tabs pattern).
+            const step = e.key === 'ArrowRight' ? 1 : e.key === 'ArrowLeft' ? -1 : 0;
+            if (!step) return;
+            e.preventDefault();
+            const next = codes[(codes.indexOf(current) + step + codes.length) % codes.length];
+            setTab(next);
+            document.getElementById(`tab-${next}`)?.focus();
+          }}
+        >
           {codes.map((c) => (
             <button key={c} type="button" role="tab" id={`tab-${c}`} aria-selected={c === current} aria-controls="locale-panel" tabIndex={c === current ? 0 : -1} onClick={() => setTab(c)}>
               {c}

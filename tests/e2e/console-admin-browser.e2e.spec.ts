@@ -134,8 +134,13 @@ describeIntegration('admin console deployments, profiles and settings in Chromiu
     const page = await open('deployments');
     await page.getByRole('button', { name: 'New deployment' }).click();
     await page.getByLabel('Name', { exact: true }).fill('Greetings again');
-    await page.getByLabel(/^Labels/).fill('x-route=POST /greet/{who}');
     await page.getByLabel('Flow').first().fill('greeter-c');
+    // A route deployment without a route: the server's 400 shows beside the labels field.
+    await page.getByRole('button', { name: 'Create' }).click();
+    const labels = page.getByLabel(/^Labels/);
+    await page.locator('.field-error', { hasText: 'x-route:' }).waitFor();
+    expect(await labels.getAttribute('aria-invalid')).toBe('true');
+    await labels.fill('x-route=POST /greet/{who}');
     await page.getByRole('button', { name: 'Create' }).click();
     const alert = page.getByRole('alert').filter({ hasText: 'belongs to deployment Greetings' });
     await alert.waitFor();

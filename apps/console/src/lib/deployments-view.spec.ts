@@ -1,4 +1,4 @@
-import { conflictOf, draftProblems, draftToBody, labelsToText, parseRoute, routeUrl, splitSegments, splitSummary, textToLabels, type DeploymentDraft } from './deployments-view';
+import { conflictOf, draftProblems, labelProblems, draftToBody, labelsToText, parseRoute, routeUrl, splitSegments, splitSummary, textToLabels, type DeploymentDraft } from './deployments-view';
 
 describe('deployments view', () => {
   it('splits relative weights into shares: 90+10 is 9+1, 0 is never selected', () => {
@@ -44,5 +44,10 @@ describe('deployments view', () => {
       id: 'greetings', name: 'Greetings', method: 'POST', path: '/greet', detail: 'd', flowId: undefined,
     });
     expect(conflictOf({ statusCode: 409, code: 'ROUTE_OWNED', owner: 'search' })).toBeUndefined();
+  });
+
+  it('names each label the server refused, for the labels field', () => {
+    expect(labelProblems([{ field: 'labels.x-route', problems: ['a route deployment needs an x-route label'] }, { field: 'name', problems: ['x'] }])).toBe('x-route: a route deployment needs an x-route label');
+    expect(labelProblems([{ field: 'name', problems: ['x'] }])).toBeUndefined();
   });
 });

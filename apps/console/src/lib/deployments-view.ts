@@ -174,3 +174,9 @@ export function conflictOf(body: unknown): Conflict | undefined {
   const str = (k: string) => (typeof b[k] === 'string' ? (b[k] as string) : undefined);
   return { id, name: str('conflicting_deployment_name'), detail: str('detail'), method: str('method'), path: str('path'), flowId: str('flowId') };
 }
+
+/** The server's 400 problems of labels (`details[].field` is `labels.<key>`), as one text naming each label. */
+export function labelProblems(details: ReadonlyArray<{ field: string; problems: string[] }> | undefined): string | undefined {
+  const hits = (details ?? []).filter((d) => d.field === 'labels' || d.field.startsWith('labels.'));
+  return hits.length ? hits.map((d) => (d.field === 'labels' ? d.problems.join('; ') : `${d.field.slice('labels.'.length)}: ${d.problems.join('; ')}`)).join(' ') : undefined;
+}

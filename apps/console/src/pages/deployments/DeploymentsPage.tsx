@@ -3,7 +3,7 @@ import { useId, useMemo, useState } from 'react';
 import { api, FlowplaneApiError, unwrap } from '../../api';
 import { currentToken } from '../../auth/session';
 import { $t } from '../../i18n';
-import { conflictOf, type DeploymentDraft, draftProblems, draftToBody, labelsToText, routeParams, routeUrl, splitSegments, splitSummary, type VariantDraft } from '../../lib/deployments-view';
+import { conflictOf, type DeploymentDraft, draftProblems, draftToBody, labelProblems, labelsToText, routeParams, routeUrl, splitSegments, splitSummary, type VariantDraft } from '../../lib/deployments-view';
 import { href, Link, useRoute } from '../../router';
 import { ErrorNotice, fieldError, formatTime, Loading, PageTitle } from '../../ui';
 
@@ -435,7 +435,7 @@ function DeploymentForm({ existing, onDone }: { existing?: Deployment; onDone: (
     },
   });
   const conflict = save.error instanceof FlowplaneApiError && save.error.status === 409 ? conflictOf(save.error.body) : undefined;
-  const serverField = (f: string) => fieldError(save.error, f);
+  const serverField = (f: string) => fieldError(save.error, f) ?? (f === 'labels' && save.error instanceof FlowplaneApiError && save.error.status === 400 ? labelProblems(save.error.details) : undefined);
   const set = (patch: Partial<DeploymentDraft>) => setDraft({ ...draft, ...patch });
   const setVariant = (i: number, patch: Partial<VariantDraft>) => set({ variants: draft.variants.map((v, j) => (j === i ? { ...v, ...patch } : v)) });
   const flowIds = useMemo(() => (flows.data ?? []).map((f) => f.id), [flows.data]);

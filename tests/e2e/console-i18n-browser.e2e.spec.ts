@@ -274,8 +274,30 @@ describeIntegration('admin console languages and content in Chromium', hasFile(C
     expect(served.body.locale).toBe('de');
     expect(served.body.title).toMatch(/^\[de\] /);
     expect(served.body.body).toMatch(/^\[de\] <p>.*<b>.*<\/b><\/p>/);
-    // Polish still waits for review.
+    // Polish: the title edited then approved (human text), the body rejected (readers keep the source).
     expect((await call(`${api}/pages/welcome?lang=pl`)).body.title).toBe('Welcome');
+    const plTitle = page.locator('section.review').filter({ has: page.locator('h2', { hasText: 'title → pl' }) });
+    await plTitle.getByRole('button', { name: 'Edit, then approve' }).click();
+    await plTitle.getByLabel('Edited title in pl').fill('Witamy');
+    await plTitle.getByRole('button', { name: 'Approve the edited text' }).click();
+    await plTitle.waitFor({ state: 'detached' });
+    const plBody = page.locator('section.review').filter({ has: page.locator('h2', { hasText: 'body → pl' }) });
+    await plBody.getByRole('button', { name: 'Reject' }).click();
+    await page.getByText('No translation waits for review.').waitFor();
+    const pl = await call(`${api}/pages/welcome?lang=pl`);
+    expect(pl.body).toMatchObject({ title: 'Witamy', body: expect.stringMatching(/^<p>Hello <b>readers<\/b><\/p>/) });
+  });
+
+  it('speaks Polish from the seeded catalog on both areas', async () => {
+    for (const [path, title] of [
+      ['languages?lang=pl', 'Języki'],
+      ['content?lang=pl', 'Treści'],
+    ]) {
+      const page = await open(path);
+      await page.locator('h1', { hasText: title }).waitFor();
+      await page.getByRole('navigation', { name: 'Sekcje języków' }).or(page.getByRole('navigation', { name: 'Sekcje treści' })).waitFor();
+      expect(await axe(page)).toEqual([]);
+    }
   });
 
   it('shows a fragment’s marked leaves with their state per locale and translates them', async () => {

@@ -243,6 +243,17 @@ describeIntegration('admin console assistant and operations areas in Chromium', 
     await shoot(page, 'operations-search');
   });
 
+  it('deletes a knowledge document after asking', async () => {
+    const ingested = await call(`${api}/admin/assistant/ingest`, { method: 'POST', bearer: admin, ...json({ documents: [{ id: 'old-faq', title: 'Old FAQ', text: 'Shipping takes a week.' }] }) });
+    expect(ingested.status).toBeLessThan(300);
+    const page = await open('assistant/knowledge');
+    page.on('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Delete old-faq' }).click();
+    await page.getByRole('cell', { name: 'old-faq', exact: true }).waitFor({ state: 'detached' });
+    const left = await call(`${api}/admin/assistant/knowledge`, { bearer: admin });
+    expect(left.body.documents.map((d: { id: string }) => d.id)).toEqual(['refunds']);
+  });
+
   it('logged no page errors and no CSP violations', () => {
     expect(errors).toEqual([]);
   });

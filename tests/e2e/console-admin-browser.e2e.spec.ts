@@ -149,8 +149,15 @@ describeIntegration('admin console deployments, profiles and settings in Chromiu
     expect(await axe(page)).toEqual([]);
   });
 
-  it('disables the deployment with the toggle (its route then answers 404) and lists it with tags and state', async () => {
+  it('edits the variants\' weights, disables the deployment with the toggle (its route then answers 404) and lists it with tags and state', async () => {
     const page = await open('deployments/greetings');
+    // Edit: an even split, saved with PATCH, the bar follows.
+    await page.getByRole('button', { name: 'Edit' }).click();
+    await page.getByLabel('Weight').first().fill('1');
+    await page.getByLabel('Weight').nth(1).fill('1');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.locator('#variants-title ~ .split', { hasText: 'stable 50%, canary 50%' }).waitFor();
+    expect((await call(`${api}/deployments/greetings`, { bearer: admin })).body.variants.map((v: { weight: number }) => v.weight)).toEqual([1, 1]);
     await page.getByRole('button', { name: 'Disabled' }).click();
     await page.getByText('This deployment is disabled').waitFor();
     expect((await call(`${api}/deployments/greetings`, { bearer: admin })).body.disabled).toBe(true);

@@ -109,6 +109,7 @@ describeIntegration('admin console assistant and operations areas in Chromium', 
     await shoot(page, 'assistant-handoffs');
     await card.getByLabel('Notes').fill('Called back');
     await card.getByRole('button', { name: 'Mark contacted' }).click();
+    await page.getByRole('status').filter({ hasText: 'Marked Contacted: ada@example.com.' }).waitFor();
     const stored = await until(
       () => call(`${api}/assistant/handoffs/${handoffId}`, { bearer: admin }),
       (r) => r.body.status === 'contacted',
@@ -252,6 +253,13 @@ describeIntegration('admin console assistant and operations areas in Chromium', 
     await page.getByRole('cell', { name: 'old-faq', exact: true }).waitFor({ state: 'detached' });
     const left = await call(`${api}/admin/assistant/knowledge`, { bearer: admin });
     expect(left.body.documents.map((d: { id: string }) => d.id)).toEqual(['refunds']);
+  });
+
+  it('speaks Polish from the seeded catalog', async () => {
+    const page = await open('operations/usage?lang=pl');
+    await page.getByRole('heading', { name: 'Użycie i koszt modeli' }).waitFor();
+    await page.getByRole('link', { name: 'Stan i magistrala' }).waitFor();
+    await page.getByRole('link', { name: 'Asystent' }).waitFor();
   });
 
   it('logged no page errors and no CSP violations', () => {

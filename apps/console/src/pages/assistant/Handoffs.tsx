@@ -40,6 +40,8 @@ export function HandoffsPage() {
     getNextPageParam: (last) => last.nextCursor,
   });
   const items = handoffs.data?.pages.flatMap((p) => p.items) ?? [];
+  // Said at the page level: the card leaves a filtered list once its status changes.
+  const [done, setDone] = useState<string>();
   return (
     <>
       <PageTitle>{$t('assistant.handoffs.title', 'Handoffs to a human')}</PageTitle>
@@ -53,11 +55,14 @@ export function HandoffsPage() {
           ))}
         </select>
       </div>
+      <p role="status" className="small">
+        {done ?? ''}
+      </p>
       {handoffs.isPending ? <Loading /> : null}
       <ErrorNotice error={handoffs.error} onRetry={() => void handoffs.refetch()} />
       {handoffs.data && !items.length ? <p className="muted">{$t('assistant.handoffs.none', 'No handoffs with this status.')}</p> : null}
       {items.map((h) => (
-        <HandoffCard key={h.id} handoff={h} />
+        <HandoffCard key={h.id} handoff={h} onDone={(u) => setDone($t('assistant.handoffs.saved', 'Marked {status}: {email}.', { status: statusLabel(u.status), email: u.email }))} />
       ))}
       {handoffs.hasNextPage ? (
         <button type="button" onClick={() => void handoffs.fetchNextPage()} disabled={handoffs.isFetchingNextPage}>
@@ -68,12 +73,15 @@ export function HandoffsPage() {
   );
 }
 
-function HandoffCard({ handoff: h }: { handoff: Handoff }) {
+function HandoffCard({ handoff: h, onDone }: { handoff: Handoff; onDone: (updated: Handoff) => void }) {
   const client = useQueryClient();
   const [notes, setNotes] = useState(h.notes ?? '');
   const update = useMutation({
     mutationFn: async (status: HandoffStatus) => unwrap(await api.assistant.PATCH('/api/v1/assistant/handoffs/{id}', { params: { path: { id: h.id } }, body: { status, ...(notes.trim() ? { notes } : {}) } })) as Handoff,
-    onSuccess: () => void client.invalidateQueries({ queryKey: ['assistant-handoffs'] }),
+    onSuccess: (updated) => {
+      onDone(updated);
+      void client.invalidateQueries({ queryKey: ['assistant-handoffs'] });
+    },
   });
   const actions = handoffActions(update.data?.status ?? h.status);
   const shown = update.data ?? h;
@@ -146,11 +154,6 @@ function HandoffCard({ handoff: h }: { handoff: Handoff }) {
       ) : shown.notes ? (
         <p>
           <strong>{$t('assistant.handoffs.notes', 'Notes')}:</strong> {shown.notes}
-        </p>
-      ) : null}
-      {update.isSuccess ? (
-        <p role="status" className="small">
-          {$t('assistant.handoffs.saved', 'Marked {status}.', { status: statusLabel(update.data.status) })}
         </p>
       ) : null}
       <ErrorNotice error={update.error} />

@@ -38,7 +38,7 @@ export const CONSOLE_ASSISTANT_MESSAGES: Readonly<Record<string, ConsoleMessage>
   'assistant.handoffs.reason': { en: 'Reason', pl: 'Powód' },
   'assistant.handoffs.requested': { en: 'Requested', pl: 'Zgłoszono' },
   'assistant.handoffs.resolved': { en: 'Resolved', pl: 'Rozwiązane' },
-  'assistant.handoffs.saved': { en: 'Marked {status}.', pl: 'Oznaczono: {status}.' },
+  'assistant.handoffs.saved': { en: 'Marked {status}: {email}.', pl: 'Oznaczono ({status}): {email}.' },
   'assistant.handoffs.status': { en: 'Status', pl: 'Status' },
   'assistant.handoffs.title': { en: 'Handoffs to a human', pl: 'Przekazania do człowieka' },
   'assistant.handoffs.transcript': { en: 'Transcript at request time', pl: 'Zapis rozmowy z chwili zgłoszenia' },

@@ -137,9 +137,11 @@ describeIntegration('admin console assistant and operations areas in Chromium', 
 
     const templates = await open('assistant/templates');
     await templates.getByRole('cell', { name: 'T4b' }).waitFor();
+    await templates.getByText(/Published now: assistant@v1 \(Assistant \(default\)\)/).waitFor();
     await shoot(templates, 'assistant-templates');
     await templates.getByRole('button', { name: 'Switch to rag', exact: true }).click();
     await templates.getByText(/The assistant now runs rag \(assistant@v\d+\)/).waitFor();
+    await templates.getByText(/Published now: assistant@v\d+ \(.*rag.*\)/i).waitFor();
 
     const chat = await open('assistant/try');
     const box = chat.locator('flowplane-chat textarea');

@@ -11,15 +11,38 @@ type KnowledgeItem = { id: string; index: string; title: string; url?: string; f
 /** The template picker: tiers, what each requires, and the reset that switches the assistant to one. */
 export function TemplatesPage() {
   const templates = useQuery({ queryKey: ['assistant-templates'], queryFn: async () => unwrap(await api.assistant.GET('/api/v1/admin/assistant/templates')) as { items: Template[] } });
+  const client = useQueryClient();
   const reset = useMutation({
     mutationFn: async (template: string) => unwrap(await api.assistant.POST('/api/v1/admin/assistant/reset', { params: { query: { template: template as never } } })) as ResetResult,
+    onSuccess: () => void client.invalidateQueries({ queryKey: ['assistant-current'] }),
+  });
+  // What the assistant runs now: the published version of its flow, whose meta names the template it came from.
+  const current = useQuery({
+    queryKey: ['assistant-current'],
+    queryFn: async () => {
+      const config = unwrap(await api.assistant.GET('/api/v1/assistant/config')) as { flowId: string };
+      const flow = unwrap(await api.flows.GET('/api/v1/flows/{id}', { params: { path: { id: config.flowId } } })) as { published?: { versionId?: string } };
+      const versionId = flow.published?.versionId;
+      if (!versionId) return { flowId: config.flowId };
+      const version = unwrap(await api.flows.GET('/api/v1/flows/{id}/versions/{versionId}', { params: { path: { id: config.flowId, versionId } } })) as { document?: { meta?: { assistantTemplate?: unknown } } };
+      const template = version.document?.meta?.assistantTemplate;
+      return { flowId: config.flowId, versionId, template: typeof template === 'string' ? template : undefined };
+    },
   });
   return (
     <>
       <PageTitle>{$t('assistant.templates.title', 'Assistant templates')}</PageTitle>
       <p className="muted">{$t('assistant.templates.help', 'Switching saves a new version of the assistant flow from the template and publishes it.')}</p>
+      {current.data ? (
+        <p>
+          {current.data.versionId
+            ? $t('assistant.templates.current', 'Published now: {version} ({template})', { version: current.data.versionId, template: current.data.template ?? $t('assistant.templates.custom', 'not from a template') })
+            : $t('assistant.templates.unpublished', 'The assistant flow {flow} is not published.', { flow: current.data.flowId })}
+        </p>
+      ) : null}
       {templates.isPending ? <Loading /> : null}
       <ErrorNotice error={templates.error} onRetry={() => void templates.refetch()} />
+      <ErrorNotice error={current.error} />
       <div role="status">
         {reset.data ? (
           <div className="notice">

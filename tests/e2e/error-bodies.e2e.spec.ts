@@ -60,6 +60,7 @@ const POST_STATUS: Record<string, 200 | 201 | 202 | 'outcome'> = {
   'Handoffs.create': 201,
   'InternalHandoffs.create': 201,
   'InternalRuns.start': 200,
+  'InternalRuns.cancel': 202,
   'InternalLlmUsage.runs': 200,
   'AssistantChat.messages': 200,
   'AssistantChat.feedback': 200,

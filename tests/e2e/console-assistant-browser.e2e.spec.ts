@@ -189,6 +189,7 @@ describeIntegration('admin console assistant and operations areas in Chromium', 
     expect(Number(await assistant.getByRole('cell').first().innerText())).toBeGreaterThanOrEqual(3);
     for (const field of ['profileId', 'model', 'flowId', 'userId']) await page.locator(`[data-testid="usage-${field}-chart"] canvas`).waitFor();
     expect(await page.getByTestId('usage-model-table').innerText()).toContain('local-echo');
+    await page.getByRole('region', { name: 'Calls in this range' }).getByRole('cell', { name: 'local/local-echo' }).first().waitFor();
     await shoot(page, 'operations-usage');
   });
 

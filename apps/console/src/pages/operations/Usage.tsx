@@ -1,9 +1,9 @@
-import { useQueries } from '@tanstack/react-query';
+import { useInfiniteQuery, useQueries } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { api, unwrap } from '../../api';
 import { $t } from '../../i18n';
 import { USAGE_FIELDS, USAGE_METRICS, usageBars, usageRange, type UsageField, type UsageGroup, type UsageMetric } from '../../lib/operations-usage';
-import { ErrorNotice, Loading, PageTitle } from '../../ui';
+import { ErrorNotice, formatTime, Loading, PageTitle } from '../../ui';
 import { BarChart } from './BarChart';
 import { RangePicker, type RangeChoice } from './RangePicker';
 
@@ -74,7 +74,73 @@ export default function UsagePage() {
           return data ? <UsageChart key={field} field={field} metric={metric} groups={data.groups} /> : null;
         })}
       </div>
+      {range ? <RecentCalls from={range.from} to={range.to} /> : null}
     </>
+  );
+}
+
+type UsageRow = { usageId: string; providerId: string; model: string; profileId?: string | null; flowId?: string | null; userId?: string | null; kind?: string; totalTokens: number; latencyMs: number; usageSource: string; status: string; service?: string; cost?: number | null; currency?: string | null; recordedAt: string };
+
+/** The calls of the range, newest first, paged with the ledger's cursor. */
+function RecentCalls({ from, to }: { from: string; to: string }) {
+  const rows = useInfiniteQuery({
+    queryKey: ['ops-usage-rows', from, to],
+    initialPageParam: undefined as string | undefined,
+    queryFn: async ({ pageParam }) => unwrap(await api.flows.GET('/api/v1/admin/llm/usage', { params: { query: { from, to, cursor: pageParam, limit: 25 } } })) as { items: UsageRow[]; nextCursor?: string },
+    getNextPageParam: (last) => last.nextCursor,
+  });
+  const items = rows.data?.pages.flatMap((p) => p.items) ?? [];
+  return (
+    <section aria-labelledby="usage-rows-title">
+      <h2 id="usage-rows-title">{$t('ops.usage.recent', 'Calls in this range')}</h2>
+      <ErrorNotice error={rows.error} onRetry={() => void rows.refetch()} />
+      {items.length ? (
+        <table className="small">
+          <thead>
+            <tr>
+              <th scope="col">{$t('ops.usage.at', 'Recorded')}</th>
+              <th scope="col">{$t('ops.usage.model', 'Model')}</th>
+              <th scope="col">{$t('ops.usage.profile', 'Profile')}</th>
+              <th scope="col">{$t('ops.usage.flow', 'Flow')}</th>
+              <th scope="col">{$t('ops.usage.user', 'User')}</th>
+              <th scope="col">{$t('ops.usage.tokens', 'Tokens')}</th>
+              <th scope="col">{$t('ops.usage.latency', 'Latency')}</th>
+              <th scope="col">{$t('ops.usage.status', 'Status')}</th>
+              <th scope="col">{$t('ops.usage.cost', 'Cost')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.map((r) => (
+              <tr key={r.usageId}>
+                <td>
+                  <time dateTime={r.recordedAt}>{formatTime(r.recordedAt)}</time>
+                </td>
+                <td>
+                  {r.providerId}/{r.model}
+                </td>
+                <td>{r.profileId ?? '—'}</td>
+                <td>{r.flowId ?? r.service ?? '—'}</td>
+                <td>{r.userId ?? '—'}</td>
+                <td>
+                  {r.totalTokens}
+                  {r.usageSource === 'estimated' ? ` ${$t('ops.usage.est', '(estimated)')}` : ''}
+                </td>
+                <td>{$t('ops.usage.ms', '{ms} ms', { ms: r.latencyMs })}</td>
+                <td className={r.status === 'ok' ? undefined : 'status-failed'}>{r.status}</td>
+                <td>{r.cost == null ? $t('ops.usage.unpriced', 'unpriced') : `${r.cost} ${r.currency ?? ''}`}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : rows.data ? (
+        <p className="muted">{$t('ops.usage.empty', 'No model calls in this range.')}</p>
+      ) : null}
+      {rows.hasNextPage ? (
+        <button type="button" onClick={() => void rows.fetchNextPage()} disabled={rows.isFetchingNextPage}>
+          {$t('ops.more', 'Show more')}
+        </button>
+      ) : null}
+    </section>
   );
 }
 

@@ -113,17 +113,18 @@ describe('automatic translation flows', () => {
     expect((await call(`${api}/admin/i18n/locales`, { method: 'POST', bearer: admin, ...json({ code: 'fr' }) })).status).toBe(201);
     await new Promise((r) => setTimeout(r, 300));
     expect((await rowOf('sweep.one', 'shop'))?.translations.fr).toBeUndefined();
-    await platform.bus.publish(Topics.I18nTranslateSweep, { firedAt: new Date().toISOString() });
-    const rows = await until(
-      async () => Promise.all(['sweep.one', 'sweep.two'].map((k) => rowOf(k, 'shop'))),
-      (rs) => rs.every((r) => Boolean(r?.translations.fr)),
-      15_000,
-      100,
-    );
-    for (const r of rows) expect(r?.provenance?.fr?.source).toBe('machine');
-    // The one of the reported key too: the sweep covers every namespace.
-    expect((await rowOf('auto.greeting'))?.translations.fr).toBeTruthy();
-  }, 30_000);
+    // A sweep takes at most 200 keys, in (namespace, key) order: the seeded console and widget
+    // strings come before `shop`, so unfinished work continues on the next sweeps, as it would nightly.
+    const filled = (rs: Array<{ translations: Record<string, string> } | undefined>) => rs.every((r) => Boolean(r?.translations.fr));
+    let rows: Awaited<ReturnType<typeof rowOf>>[] = [];
+    for (let sweep = 0; sweep < 8 && !filled(rows); sweep++) {
+      await platform.bus.publish(Topics.I18nTranslateSweep, { firedAt: new Date().toISOString() });
+      // The reported key of the default namespace too: the sweep covers every namespace.
+      rows = await until(async () => Promise.all([rowOf('sweep.one', 'shop'), rowOf('sweep.two', 'shop'), rowOf('auto.greeting')]), filled, 5_000, 100);
+    }
+    expect(filled(rows)).toBe(true);
+    for (const r of rows.slice(0, 2)) expect(r?.provenance?.fr?.source).toBe('machine');
+  }, 60_000);
 
   it("keeps an operator's edit of a flow across a restart, and publishes nothing twice", async () => {
     const versions = (id: string) => call(`${api}/flows/${id}/versions`, { bearer: admin });

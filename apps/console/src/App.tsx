@@ -7,7 +7,7 @@ import { decodeClaims, permissionsOf } from './lib/permissions';
 import type { ConsoleConfig } from './config';
 import { $t } from './i18n';
 import { href, Link, RouterProvider, useRoute } from './router';
-import { ErrorNotice, Loading, PageTitle } from './ui';
+import { AreaBoundary, ErrorNotice, Loading, PageTitle } from './ui';
 import { FlowsPage } from './pages/FlowsPage';
 import { LanguagePicker } from './LanguagePicker';
 
@@ -215,9 +215,11 @@ function Layout({ me, config }: { me: Me; config: ConsoleConfig }) {
             <ClaimHint config={config} />
           </>
         ) : (
-          <Suspense fallback={<Loading />}>
-            <Area segments={route.segments} />
-          </Suspense>
+          <AreaBoundary key={route.segments[0] || 'flows'}>
+            <Suspense fallback={<Loading />}>
+              <Area segments={route.segments} />
+            </Suspense>
+          </AreaBoundary>
         )}
       </main>
     </>

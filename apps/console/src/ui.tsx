@@ -1,4 +1,4 @@
-import { type ReactNode, useEffect, useRef } from 'react';
+import { Component, type ReactNode, useEffect, useRef } from 'react';
 import { FlowplaneApiError, NetworkError } from './api';
 import { setToken } from './auth/session';
 import { $t } from './i18n';
@@ -54,6 +54,32 @@ export function PageTitle({ children }: { children: ReactNode }) {
       {children}
     </h1>
   );
+}
+
+/**
+ * Keeps a page that fails to render or to load its code (an area's chunk gone after the console was
+ * rebuilt or upgraded under an open tab) from leaving the screen on "Loading…": it says what
+ * happened and offers a reload. Keyed by the area, so moving to another area starts afresh while
+ * moving within one (the flows list and its search) keeps its state.
+ */
+export class AreaBoundary extends Component<{ children: ReactNode }, { failed: boolean }> {
+  override state = { failed: false };
+
+  static getDerivedStateFromError(): { failed: boolean } {
+    return { failed: true };
+  }
+
+  override render(): ReactNode {
+    if (!this.state.failed) return this.props.children;
+    return (
+      <div role="alert" className="notice error">
+        <p>{$t('page.failed', 'This page could not be loaded. The console may have been updated since you opened it.')}</p>
+        <button type="button" onClick={() => location.reload()}>
+          {$t('page.reload', 'Reload')}
+        </button>
+      </div>
+    );
+  }
 }
 
 export function Loading() {

@@ -260,6 +260,11 @@ const CONSOLE_CORE_MESSAGES: Readonly<Record<string, ConsoleMessage>> = {
   'validate.type': { en: 'must be {type}', pl: 'musi być typu {type}' },
   'templates.none': { en: 'No template matches.', pl: 'Żaden szablon nie pasuje.' },
   'templates.open': { en: 'New flow from a template', pl: 'Nowy przepływ z szablonu' },
+  'page.failed': {
+    en: 'This page could not be loaded. The console may have been updated since you opened it.',
+    pl: 'Nie udało się wczytać tej strony. Konsola mogła zostać zaktualizowana od czasu jej otwarcia.',
+  },
+  'page.reload': { en: 'Reload', pl: 'Wczytaj ponownie' },
   'templates.search': { en: 'Search templates', pl: 'Szukaj szablonów' },
   'templates.title': { en: 'Starter templates', pl: 'Szablony startowe' },
   'templates.use': { en: 'Use {name}', pl: 'Użyj: {name}' },

@@ -147,7 +147,7 @@ describe('store files on disk', () => {
     await s.collection('x').insertOne({ _id: 'b' });
     await s.close();
     const first = journal();
-    const gen = Number(/journal-(\d+)/.exec(first)![1]);
+    const gen = Number(/^journal-(\d+)\.jsonl$/.exec(path.basename(first))![1]);
     const text = readFileSync(first, 'utf8');
     // A crash during compaction leaves two live journals; the older one is damaged in the middle.
     const second = path.join(dir, `journal-${gen + 1}.jsonl`);

@@ -149,6 +149,7 @@ describeIntegration('tier 4: faults in split mode (SIGKILLed flow-runtime replic
         I18N_AUTO_TRANSLATE_DISABLED: 'true',
       },
       startTimeoutMs: 90_000,
+      startAttempts: 2,
     });
     admin = await token('faults-admin', ['admin:access', 'profiles:*'], { superuser: true });
     api = `${platform.gatewayUrl}/api/v1`;

@@ -22,6 +22,12 @@ export interface SplitOptions {
   inheritOutput?: boolean;
   startTimeoutMs?: number;
   /**
+   * Times a process is started before its start counts as failed (default 1). A process that exits
+   * during start-up is started again, as Kubernetes' restart policy would: a replica joining its
+   * consumer groups while the others rebalance can give up on the join and exit.
+   */
+  startAttempts?: number;
+  /**
    * Replicas per service (default 1), e.g. `{'flow-runtime': 2}`. Replica n ≥ 2 is named `<service>#n`
    * in `urls`/`processes`, listens on the next free port after the table (basePort+8, +9, ...), starts
    * right after replica 1 with the same env, bus and brokers, and gets its own `DATA_DIR/replica-n`:
@@ -107,7 +113,7 @@ export async function startSplit(o: SplitOptions): Promise<SplitPlatform> {
     if (gw) await stopProcess(gw);
     await Promise.all(Object.entries(processes).filter(([n]) => n !== 'gateway').map(([, p]) => stopProcess(p)));
   };
-  const launch = async ({ key, service, port, env }: (typeof plan)[number]): Promise<ChildProcess> => {
+  const launchOnce = async ({ key, service, port, env }: (typeof plan)[number]): Promise<ChildProcess> => {
     const entry = path.join(root, 'dist', 'apps', service, 'src', 'main.js');
     const proc = spawn(process.execPath, ['--enable-source-maps', entry], {
       cwd: root,
@@ -127,6 +133,19 @@ export async function startSplit(o: SplitOptions): Promise<SplitPlatform> {
       throw new Error(`${key} failed to start: ${(e as Error).message}\n${stderr}`);
     }
     return proc;
+  };
+  const launch = async (entry: (typeof plan)[number]): Promise<ChildProcess> => {
+    const attempts = Math.max(1, o.startAttempts ?? 1);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await launchOnce(entry);
+      } catch (e) {
+        if (attempt >= attempts) throw e;
+        const failed = processes[entry.key];
+        if (failed && failed.exitCode === null && failed.signalCode === null) await stopProcess(failed);
+        process.stderr.write(`split: ${(e as Error).message.split('\n')[0]}; starting it again (attempt ${attempt + 1} of ${attempts})\n`);
+      }
+    }
   };
   try {
     for (const entry of plan) await launch(entry);

@@ -14,8 +14,7 @@ import { I18nInstance } from './use-cases/instance-id';
 import { PublicCatalogService } from './use-cases/public-catalog.service';
 import { PutMessageUseCase } from './use-cases/put-message.use-case';
 import { ReportKeysUseCase } from './use-cases/report-keys.use-case';
-import { SeedConsoleMessagesUseCase } from './use-cases/seed-console-messages.use-case';
-import { SeedWidgetMessagesUseCase } from './use-cases/seed-widget-messages.use-case';
+import { SeedSurfaceMessagesUseCase } from './use-cases/seed-surface-messages.use-case';
 import { TranslationQueries } from './use-cases/translation.queries';
 import { UpsertTranslationRowUseCase } from './use-cases/upsert-translation-row.use-case';
 import { WriteTranslationUseCase } from './use-cases/write-translation.use-case';
@@ -43,8 +42,7 @@ import { WriteTranslationUseCase } from './use-cases/write-translation.use-case'
     DeleteMessageUseCase,
     UpsertTranslationRowUseCase,
     ReportKeysUseCase,
-    SeedWidgetMessagesUseCase,
-    SeedConsoleMessagesUseCase,
+    SeedSurfaceMessagesUseCase,
     AutoregisterEnabledGuard,
     ReportKeysRateLimitGuard,
   ],

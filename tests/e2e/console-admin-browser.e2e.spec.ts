@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeIntegration, hasFile } from '@flowplane/platform/testing';
+import { describeIntegration } from '@flowplane/platform/testing';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
 import { call, json, testEnv, token } from '../support/http';
+import { axeViolations, launchChromium, NO_CHROMIUM } from '../support/browser';
 
 /**
  * The admin console's deployments, profiles and module settings in Chromium, served by the
@@ -15,17 +16,11 @@ import { call, json, testEnv, token } from '../support/http';
  * locale and its override cleared. axe-core on every page. Screenshots: artifacts/browser/console/.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ROOT = resolve(__dirname, '../..');
 const SHOTS = join(ROOT, 'artifacts/browser/console');
 const MASK = '\u2022'.repeat(8);
 
-interface Dom {
-  axe: { run(c: unknown, o: unknown): Promise<{ violations: Array<{ id: string; nodes: Array<{ target: unknown }> }> }> };
-  document: unknown;
-}
-
-describeIntegration('admin console deployments, profiles and settings in Chromium', hasFile(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`, { requiredInCi: true }, () => {
+describeIntegration('admin console deployments, profiles and settings in Chromium', NO_CHROMIUM, { requiredInCi: true }, () => {
   let browser: Browser;
   let platform: Standalone;
   let base: string;
@@ -54,8 +49,7 @@ describeIntegration('admin console deployments, profiles and settings in Chromiu
     api = `${platform.url}/api/v1`;
     base = `${platform.url}/console/`;
     admin = await token('alice', ['admin:access', 'profiles:*']);
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'] });
+    browser = await launchChromium();
     // Two published flows to split a route between, as the README builds them.
     for (const [id, text] of [
       ['greeter-a', 'Hello, {{input.body.customer}}!'],
@@ -92,14 +86,7 @@ describeIntegration('admin console deployments, profiles and settings in Chromiu
     return page;
   };
 
-  const axe = async (page: Page) => {
-    await page.evaluate(readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
-    return page.evaluate(async () => {
-      const { axe, document } = globalThis as unknown as Dom;
-      const r = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
-      return r.violations.map((v) => `${v.id}: ${JSON.stringify(v.nodes.map((n) => n.target))}`);
-    });
-  };
+  const axe = axeViolations;
 
   it('creates a route deployment with two variants in the form and calls its route from the try form', async () => {
     const page = await open('deployments');

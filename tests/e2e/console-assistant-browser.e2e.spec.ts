@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeIntegration, hasFile } from '@flowplane/platform/testing';
+import { describeIntegration } from '@flowplane/platform/testing';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
 import { call, json, testEnv, token, until } from '../support/http';
+import { axeViolations, launchChromium, NO_CHROMIUM } from '../support/browser';
 
 /**
  * The admin console's assistant and operations areas in Chromium, served by the gateway at
@@ -16,16 +17,10 @@ import { call, json, testEnv, token, until } from '../support/http';
  * artifacts/browser/console/<area>-<state>.png.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ROOT = resolve(__dirname, '../..');
 const SHOTS = join(ROOT, 'artifacts/browser/console');
 
-interface Dom {
-  axe: { run(c: unknown, o: unknown): Promise<{ violations: Array<{ id: string; nodes: Array<{ target: unknown }> }> }> };
-  document: unknown;
-}
-
-describeIntegration('admin console assistant and operations areas in Chromium', hasFile(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`, { requiredInCi: true }, () => {
+describeIntegration('admin console assistant and operations areas in Chromium', NO_CHROMIUM, { requiredInCi: true }, () => {
   let browser: Browser;
   let platform: Standalone;
   let base: string;
@@ -42,8 +37,7 @@ describeIntegration('admin console assistant and operations areas in Chromium', 
     api = `${platform.url}/api/v1`;
     base = `${platform.url}/console/`;
     admin = await token('alice', ['admin:access']);
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'] });
+    browser = await launchChromium();
     // Two chats on the default template (one model call each on the local provider, recorded in the usage ledger).
     for (const message of ['Where is my parcel?', 'Do you ship abroad?']) {
       const sent = await call(`${api}/assistant/messages`, { method: 'POST', ...json({ message }) });
@@ -77,14 +71,7 @@ describeIntegration('admin console assistant and operations areas in Chromium', 
     return page;
   };
 
-  const axe = async (page: Page) => {
-    await page.evaluate(readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
-    return page.evaluate(async () => {
-      const { axe, document } = globalThis as unknown as Dom;
-      const r = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
-      return r.violations.map((v) => `${v.id}: ${JSON.stringify(v.nodes.map((n) => n.target))}`);
-    });
-  };
+  const axe = axeViolations;
 
   const shoot = async (page: Page, name: string) => {
     await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });

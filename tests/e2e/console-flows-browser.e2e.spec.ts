@@ -2,9 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeIntegration, hasFile } from '@flowplane/platform/testing';
+import { describeIntegration } from '@flowplane/platform/testing';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
 import { call, json, testEnv, token } from '../support/http';
+import { axeViolations, launchChromium, NO_CHROMIUM } from '../support/browser';
 
 /**
  * The admin console's flow work in Chromium, served by the gateway at /console/ under its CSP,
@@ -14,7 +15,6 @@ import { call, json, testEnv, token } from '../support/http';
  * Screenshots: artifacts/browser/console/<page>.png.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ROOT = resolve(__dirname, '../..');
 const SHOTS = join(ROOT, 'artifacts/browser/console');
 
@@ -24,7 +24,7 @@ interface Dom {
   sessionStorage: { getItem(k: string): string | null };
 }
 
-describeIntegration('admin console flows, canvas and runs in Chromium', hasFile(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`, { requiredInCi: true }, () => {
+describeIntegration('admin console flows, canvas and runs in Chromium', NO_CHROMIUM, { requiredInCi: true }, () => {
   let browser: Browser;
   let platform: Standalone;
   let base: string;
@@ -41,8 +41,7 @@ describeIntegration('admin console flows, canvas and runs in Chromium', hasFile(
     api = `${platform.url}/api/v1`;
     base = `${platform.url}/console/`;
     admin = await token('alice', ['admin:access']);
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'] });
+    browser = await launchChromium();
     // A published flow from the echo template, as the README builds it.
     expect((await call(`${api}/flows`, { method: 'POST', bearer: admin, ...json({ id: 'hello', name: 'Hello' }) })).status).toBe(201);
     const echo = await call(`${api}/flows/templates/flow/echo?format=ir`, { bearer: admin });
@@ -70,14 +69,7 @@ describeIntegration('admin console flows, canvas and runs in Chromium', hasFile(
     return page;
   };
 
-  const axe = async (page: Page) => {
-    await page.evaluate(require('node:fs').readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
-    return page.evaluate(async () => {
-      const { axe, document } = globalThis as unknown as Dom;
-      const r = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
-      return r.violations.map((v) => `${v.id}: ${JSON.stringify(v.nodes.map((n) => n.target))}`);
-    });
-  };
+  const axe = axeViolations;
 
   it('signs in with #token=, keeps it in sessionStorage, removes it from the address and lands on Flows', async () => {
     const page = await open('');

@@ -2,11 +2,12 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeIntegration, hasFile } from '@flowplane/platform/testing';
+import { describeIntegration } from '@flowplane/platform/testing';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
 import { fingerprint } from '../../libs/i18n/src/coverage/fingerprint';
 import { TranslationRepository } from '../../libs/i18n/src/translations/persistence/translation.repository';
 import { call, json, testEnv, token } from '../support/http';
+import { axeViolations, launchChromium, NO_CHROMIUM } from '../support/browser';
 
 /**
  * The console's Languages and Content areas in Chromium, served by the gateway at /console/ under
@@ -17,16 +18,10 @@ import { call, json, testEnv, token } from '../support/http';
  * axe-core on every page; screenshots: artifacts/browser/console/languages-*.png and content-*.png.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ROOT = resolve(__dirname, '../..');
 const SHOTS = join(ROOT, 'artifacts/browser/console');
 
-interface Dom {
-  axe: { run(c: unknown, o: unknown): Promise<{ violations: Array<{ id: string; nodes: Array<{ target: unknown }> }> }> };
-  document: unknown;
-}
-
-describeIntegration('admin console languages and content in Chromium', hasFile(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`, { requiredInCi: true }, () => {
+describeIntegration('admin console languages and content in Chromium', NO_CHROMIUM, { requiredInCi: true }, () => {
   let browser: Browser;
   let platform: Standalone;
   let base: string;
@@ -45,8 +40,7 @@ describeIntegration('admin console languages and content in Chromium', hasFile(C
     base = `${platform.url}/console/`;
     admin = await token('alice', ['admin:access']);
     repository = platform.services.find((s) => s.name === 'i18n')!.app.get(TranslationRepository);
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'] });
+    browser = await launchChromium();
   }, 90_000);
 
   afterAll(async () => {
@@ -76,14 +70,7 @@ describeIntegration('admin console languages and content in Chromium', hasFile(C
     return page;
   };
 
-  const axe = async (page: Page) => {
-    await page.evaluate(require('node:fs').readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
-    return page.evaluate(async () => {
-      const { axe, document } = globalThis as unknown as Dom;
-      const r = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
-      return r.violations.map((v) => `${v.id}: ${JSON.stringify(v.nodes.map((n) => n.target))}`);
-    });
-  };
+  const axe = axeViolations;
 
   const row = async (ns: string, key: string) => {
     const r = await call(`${api}/admin/i18n/translations?ns=${ns}&prefix=${key}`, { bearer: admin });

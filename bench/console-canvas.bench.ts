@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { ConsoleAssets } from '@flowplane/gateway';
 import type { BenchResult } from './bench-result';
+import { CHROMIUM, CONSOLE_TOKEN, quantile, repoRoot } from './browser-pages';
 
 /**
  * The console's canvas with a 200-node flow: frame time while the user pans it (the pane dragged
@@ -14,17 +15,10 @@ import type { BenchResult } from './bench-result';
  */
 
 const NODES = Number(process.env.CONSOLE_CANVAS_NODES ?? 200);
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const FRAME = 1000 / 60;
-const TOKEN = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJiZW5jaCJ9.c2lnbmF0dXJl';
 
-function repoRoot(from = __dirname): string {
-  let dir = from;
-  while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
-  return dir;
-}
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
+const pct = quantile;
 
 /** A flow of `n` nodes on a grid: a start, a chain of template renders (some with two branches), an end. */
 export function bigFlow(n: number) {
@@ -76,7 +70,7 @@ export async function run(): Promise<BenchResult[]> {
   let blank: number[] = [];
   try {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await page.addInitScript(`sessionStorage.setItem('flowplane.console.token', ${JSON.stringify(TOKEN)})`);
+    await page.addInitScript(`sessionStorage.setItem('flowplane.console.token', ${JSON.stringify(CONSOLE_TOKEN)})`);
     await page.goto(`${base}/console/flows/bench/canvas`);
     await page.waitForFunction(`document.querySelectorAll('.react-flow__node').length >= ${NODES}`, undefined, { timeout: 30_000 });
     const pane = (await page.locator('.react-flow__pane').boundingBox())!;

@@ -1,11 +1,8 @@
-import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
-import { errorBody, requestIdOf } from '@flowplane/platform/http';
+import { type BuiltFile, BuiltFiles, builtDir, etagOf, sendBuiltError, sendBuiltFile } from './built-files';
+
+export { acceptsGzip } from './built-files';
 
 /** Where the gateway serves the admin console (a single-page app built by Vite). */
 export const CONSOLE_MOUNT = '/console';
@@ -44,13 +41,7 @@ export function consoleConfig(env: ConsoleEnv): ConsoleConfigBody {
 
 /** The built console's directory: dist/console at the repository (or image) root. */
 export function defaultConsoleDir(from = __dirname): string {
-  let dir = from;
-  while (!existsSync(path.join(dir, 'package.json'))) {
-    const parent = path.dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
-  }
-  return path.join(dir, 'dist', 'console');
+  return builtDir('console', from);
 }
 
 const TYPES: Record<string, string> = {
@@ -73,27 +64,8 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 /** The page and anything without a hash: always revalidated (a 304 costs headers only), so a rebuild shows at once. */
 const REVALIDATE = 'no-cache';
 
-interface Loaded {
-  mtimeMs: number;
-  body: Buffer;
-  etag: string;
-  /** The gzipped body, made on first demand and kept with the file. */
-  gzipped?: Promise<Buffer | undefined>;
-}
 
-const gzipAsync = promisify(gzip);
-/** Text worth compressing (scripts, styles, the page, SVG); below this size gzip saves nothing. */
-const COMPRESSIBLE = /^(text\/|application\/json|image\/svg\+xml)/;
-const MIN_GZIP_BYTES = 512;
 
-/** Whether an Accept-Encoding header takes gzip (by name or `*`, with a q above 0). */
-export function acceptsGzip(header: string | undefined): boolean {
-  return (header ?? '').split(',').some((part) => {
-    const [name = '', ...params] = part.split(';').map((x) => x.trim());
-    const q = params.find((x) => x.startsWith('q='));
-    return (name.toLowerCase() === 'gzip' || name === '*') && (q === undefined || Number(q.slice(2)) > 0);
-  });
-}
 
 /**
  * Serves the admin console built by tools/build.mjs into dist/console: `index.html` (no-cache, strong
@@ -103,15 +75,15 @@ export function acceptsGzip(header: string | undefined): boolean {
  * connect to the issuer (discovery, token endpoint); every other response keeps the platform's CSP.
  */
 export class ConsoleAssets {
-  private readonly cache = new Map<string, Loaded>();
-  private readonly config: Buffer;
+  private readonly files: BuiltFiles;
+  /** `config.json`, made once from the environment. */
+  private readonly configFile: BuiltFile;
   private readonly issuerOrigin?: string;
 
-  private readonly dir: string;
-
   constructor(dir: string, config: ConsoleConfigBody) {
-    this.dir = path.resolve(dir);
-    this.config = Buffer.from(JSON.stringify(config));
+    this.files = new BuiltFiles(path.resolve(dir));
+    const body = Buffer.from(JSON.stringify(config));
+    this.configFile = { body, etag: etagOf(body), mtimeMs: 0 };
     this.issuerOrigin = config.oidc ? new URL(config.oidc.issuer).origin : undefined;
   }
 
@@ -126,36 +98,36 @@ export class ConsoleAssets {
         res.writeHead(308, { location: `${CONSOLE_MOUNT}/${q === -1 ? '' : url.slice(q)}` }).end();
         return;
       }
-      void this.answer(req, res, p).catch(() => this.error(req, res, 500, 'the console could not be read', 'INTERNAL'));
+      void this.answer(req, res, p).catch(() => sendBuiltError(req, res, 500, 'the console could not be read', 'INTERNAL'));
     };
   }
 
   private async answer(req: IncomingMessage, res: ServerResponse, p: string): Promise<void> {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('allow', 'GET, HEAD');
-      return this.error(req, res, 405, `${req.method} is not allowed on ${p}`, 'METHOD_NOT_ALLOWED');
+      return sendBuiltError(req, res, 405, `${req.method} is not allowed on ${p}`, 'METHOD_NOT_ALLOWED');
     }
     this.relaxCsp(res);
-    if (p === `${CONSOLE_MOUNT}/config.json`) return this.send(req, res, { body: this.config, etag: etagOf(this.config), mtimeMs: 0 }, 'application/json; charset=utf-8', REVALIDATE);
+    if (p === `${CONSOLE_MOUNT}/config.json`) return sendBuiltFile(req, res, this.configFile, 'application/json; charset=utf-8', REVALIDATE);
     let rel: string;
     try {
       rel = decodeURIComponent(p.slice(CONSOLE_MOUNT.length + 1));
     } catch {
-      return this.error(req, res, 400, 'the path is not valid percent-encoding', 'BAD_PATH');
+      return sendBuiltError(req, res, 400, 'the path is not valid percent-encoding', 'BAD_PATH');
     }
     const normal = path.posix.normalize(`/${rel}`).slice(1);
     if (rel === 'assets' || rel.startsWith('assets/')) {
-      const file = normal.startsWith('assets/') ? await this.load(normal) : undefined;
-      if (!file) return this.error(req, res, 404, `no console asset at ${p}`, 'NOT_FOUND');
-      return this.send(req, res, file, typeOf(normal), IMMUTABLE);
+      const file = normal.startsWith('assets/') ? await this.files.load(normal) : undefined;
+      if (!file) return sendBuiltError(req, res, 404, `no console asset at ${p}`, 'NOT_FOUND');
+      return sendBuiltFile(req, res, file, typeOf(normal), IMMUTABLE);
     }
     // Files at the top of the build (a favicon, robots.txt) are served as they are; every other path
     // is a route of the app, which reads the address itself.
-    const own = normal && !normal.endsWith('/') && !normal.includes('\0') ? await this.load(normal) : undefined;
-    if (own && normal !== 'index.html') return this.send(req, res, own, typeOf(normal), REVALIDATE);
-    const page = await this.load('index.html');
-    if (!page) return this.error(req, res, 404, 'the admin console is not built (npm run console:build, or npm start, builds it)', 'CONSOLE_NOT_BUILT');
-    return this.send(req, res, page, TYPES['.html'], REVALIDATE);
+    const own = normal && !normal.endsWith('/') && !normal.includes('\0') ? await this.files.load(normal) : undefined;
+    if (own && normal !== 'index.html') return sendBuiltFile(req, res, own, typeOf(normal), REVALIDATE);
+    const page = await this.files.load('index.html');
+    if (!page) return sendBuiltError(req, res, 404, 'the admin console is not built (npm run console:build, or npm start, builds it)', 'CONSOLE_NOT_BUILT');
+    return sendBuiltFile(req, res, page, TYPES['.html'], REVALIDATE);
   }
 
   /** With OIDC, the console's scripts fetch the issuer's discovery document and token endpoint. */
@@ -165,54 +137,10 @@ export class ConsoleAssets {
     if (typeof csp === 'string') res.setHeader('content-security-policy', csp.replace(/(^|;)\s*connect-src([^;]*)/, `$1connect-src$2 ${this.issuerOrigin}`));
   }
 
-  /**
-   * Sends a file, gzipped when it is text and the client takes gzip (the platform has no compressing
-   * proxy in front of it under `npm start`, and the console's scripts shrink to a third). Each
-   * encoding has its own strong ETag; a match on either answers 304.
-   */
-  private async send(req: IncomingMessage, res: ServerResponse, file: Loaded, type: string, cache: string): Promise<void> {
-    const compressible = COMPRESSIBLE.test(type) && file.body.length >= MIN_GZIP_BYTES;
-    const gzipped = compressible && acceptsGzip(req.headers['accept-encoding']) ? await (file.gzipped ??= gzipAsync(file.body, { level: 9 }).catch(() => undefined)) : undefined;
-    const gzipEtag = `${file.etag.slice(0, -1)}-gz"`;
-    if (compressible) res.setHeader('Vary', 'Accept-Encoding');
-    res.setHeader('Cache-Control', cache);
-    // The same bytes either way: a copy the client holds in the other encoding is still current.
-    const held = (req.headers['if-none-match'] ?? '').split(',').map((t) => t.trim().replace(/^W\//, '')).find((t) => t === file.etag || t === gzipEtag);
-    if (held) {
-      res.writeHead(304, { etag: held }).end();
-      return;
-    }
-    res.setHeader('ETag', gzipped ? gzipEtag : file.etag);
-    const body = gzipped ?? file.body;
-    res.writeHead(200, { 'content-type': type, 'content-length': body.length, ...(gzipped ? { 'content-encoding': 'gzip' } : {}) });
-    res.end(req.method === 'HEAD' ? undefined : body);
-  }
 
-  /** A regular file inside the build, read again only when its mtime changed; undefined when absent. */
-  private async load(rel: string): Promise<Loaded | undefined> {
-    const full = path.join(this.dir, rel);
-    if (!full.startsWith(this.dir + path.sep)) return undefined;
-    const info = await stat(full).catch(() => undefined);
-    if (!info?.isFile()) return undefined;
-    const seen = this.cache.get(rel);
-    if (seen?.mtimeMs === info.mtimeMs) return seen;
-    const body = await readFile(full);
-    const loaded = { mtimeMs: info.mtimeMs, body, etag: etagOf(body) };
-    // Hashed assets never change; the page and top-level files are few. The cache stays small.
-    this.cache.set(rel, loaded);
-    return loaded;
-  }
 
-  private error(req: IncomingMessage, res: ServerResponse, status: number, message: string, code: string): void {
-    if (res.headersSent) return void res.destroy();
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
-    res.end(JSON.stringify(errorBody(status, message, { code, requestId: requestIdOf(req) })));
-  }
 }
 
-function etagOf(body: Buffer): string {
-  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
-}
 
 function typeOf(name: string): string {
   return TYPES[path.extname(name).toLowerCase()] ?? 'application/octet-stream';

@@ -47,6 +47,34 @@ describe('WidgetAssets', () => {
     expect([head.status, head.headers.get('content-length'), await head.text()]).toEqual([200, '19', '']);
   });
 
+  it('sends a large module gzipped to a client that takes gzip, varying on Origin and Accept-Encoding', async () => {
+    const big = mkdtempSync(path.join(tmpdir(), 'widget-big-'));
+    const source = `export const text = ${JSON.stringify('chat '.repeat(2000))};`;
+    writeFileSync(path.join(big, 'flowplane-chat.js'), source);
+    try {
+      const base = await serve(['https://shop.example.com'], big);
+      const { request } = await import('node:http');
+      const res = await new Promise<{ status?: number; headers: Record<string, unknown>; bytes: number }>((resolve, reject) => {
+        const req = request(`${base}/widget/flowplane-chat.js`, { headers: { 'accept-encoding': 'gzip', origin: 'https://shop.example.com' } }, (r) => {
+          let bytes = 0;
+          r.on('data', (d: Buffer) => (bytes += d.length));
+          r.on('end', () => resolve({ status: r.statusCode, headers: r.headers, bytes }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers['content-encoding']).toBe('gzip');
+      expect(res.headers['vary']).toBe('Origin, Accept-Encoding');
+      expect(res.headers['access-control-allow-origin']).toBe('https://shop.example.com');
+      expect(res.bytes).toBeLessThan(source.length / 10);
+      // Node's fetch decompresses: the module arrives as written.
+      expect(await (await fetch(`${base}/widget/flowplane-chat.js`)).text()).toBe(source);
+    } finally {
+      rmSync(big, { recursive: true, force: true });
+    }
+  });
+
   it('serves a rebuilt file with a new ETag without a restart', async () => {
     const base = await serve(['*']);
     const first = (await fetch(`${base}/widget/flowplane-chat.js`)).headers.get('etag');

@@ -1,9 +1,6 @@
-import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
-import { errorBody, requestIdOf } from '@flowplane/platform/http';
+import { BuiltFiles, builtDir, sendBuiltError, sendBuiltFile } from './built-files';
 
 /** Where the gateway serves the chat widget: the module and its demo page. */
 export const WIDGET_MOUNT = '/widget';
@@ -34,21 +31,10 @@ const FILES: Record<string, { file: string; type: string; cache: string }> = {
   '/widget/index.html': { file: 'index.html', type: 'text/html; charset=utf-8', cache: 'public, no-cache' },
 };
 
-interface Loaded {
-  mtimeMs: number;
-  body: Buffer;
-  etag: string;
-}
 
 /** The built widget's directory: dist/widget at the repository (or image) root. */
 export function defaultWidgetDir(from = __dirname): string {
-  let dir = from;
-  while (!existsSync(path.join(dir, 'package.json'))) {
-    const parent = path.dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
-  }
-  return path.join(dir, 'dist', 'widget');
+  return builtDir('widget', from);
 }
 
 /**
@@ -57,13 +43,14 @@ export function defaultWidgetDir(from = __dirname): string {
  * module script from another site is fetched in CORS mode). A rebuild is picked up without restart.
  */
 export class WidgetAssets {
-  private readonly cache = new Map<string, Loaded>();
+  private readonly files: BuiltFiles;
   private readonly anyOrigin: boolean;
 
   constructor(
-    private readonly dir: string,
+    dir: string,
     private readonly origins: readonly string[],
   ) {
+    this.files = new BuiltFiles(path.resolve(dir));
     this.anyOrigin = origins.includes('*');
   }
 
@@ -103,35 +90,12 @@ export class WidgetAssets {
     }
     const entry = FILES[p];
     if (!entry) return this.error(req, res, 404, `no widget file at ${p}`, 'NOT_FOUND');
-    const file = await this.load(entry.file);
+    const file = await this.files.load(entry.file);
     if (!file) return this.error(req, res, 404, 'the chat widget is not built (npm run build builds it)', 'WIDGET_NOT_BUILT');
-    res.setHeader('ETag', file.etag);
-    res.setHeader('Cache-Control', entry.cache);
-    const match = req.headers['if-none-match'];
-    if (match && match.split(',').some((t) => t.trim().replace(/^W\//, '') === file.etag)) {
-      res.writeHead(304).end();
-      return;
-    }
-    res.writeHead(200, { 'content-type': entry.type, 'content-length': file.body.length });
-    res.end(req.method === 'HEAD' ? undefined : file.body);
-  }
-
-  /** A file of the build, read again only when its mtime changed. */
-  private async load(name: string): Promise<Loaded | undefined> {
-    const full = path.join(this.dir, name);
-    const info = await stat(full).catch(() => undefined);
-    if (!info) return undefined;
-    const seen = this.cache.get(name);
-    if (seen?.mtimeMs === info.mtimeMs) return seen;
-    const body = await readFile(full);
-    const loaded = { mtimeMs: info.mtimeMs, body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
-    this.cache.set(name, loaded);
-    return loaded;
+    return sendBuiltFile(req, res, file, entry.type, entry.cache);
   }
 
   private error(req: IncomingMessage, res: ServerResponse, status: number, message: string, code: string): void {
-    if (res.headersSent) return void res.destroy();
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
-    res.end(JSON.stringify(errorBody(status, message, { code, requestId: requestIdOf(req) })));
+    sendBuiltError(req, res, status, message, code);
   }
 }

@@ -66,6 +66,12 @@ export interface Subscription {
   readonly groupId: string;
   readonly topics: readonly string[];
   /**
+   * Times this member joined its group again after its first join (a rebalance, or a restart
+   * after a crash); undefined where the adapter does not report it. Each may redeliver events
+   * whose offsets were not committed yet (at-least-once).
+   */
+  readonly rebalances?: number;
+  /**
    * Leaves the group: lets the in-flight handler finish and commits it, abandons a message that
    * is waiting for a retry (it stays uncommitted and is redelivered), never commits anything unprocessed.
    */

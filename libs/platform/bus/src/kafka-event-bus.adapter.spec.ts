@@ -146,5 +146,21 @@ describeIntegration(
       // The DLQ reader sees the raw value it could not have parsed either.
       expect(parked[0].data).toBe('not json {');
     });
+
+    it('counts the rebalances of a member: none after its first join, one each time its group re-forms', async () => {
+      const topic = `rebalance.${Date.now()}`;
+      const groupId = `g-${Date.now()}`;
+      const first = await newBus().subscribe([topic], { groupId }, async () => undefined);
+      expect(first.rebalances).toBe(0);
+      // The second member joining makes the first one join again.
+      const second = await newBus().subscribe([topic], { groupId }, async () => undefined);
+      expect(second.rebalances).toBe(0);
+      await waitFor('the first member to rejoin', () => (first.rebalances ?? 0) >= 1, 20_000);
+      const before = first.rebalances!;
+      // ... and so does the second one leaving.
+      await second.stop();
+      await waitFor('the first member to rejoin again', () => first.rebalances! > before, 20_000);
+      expect(second.rebalances).toBe(0);
+    }, 60_000);
   },
 );

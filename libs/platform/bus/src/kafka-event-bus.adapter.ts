@@ -186,10 +186,14 @@ export class KafkaEventBus implements EventBus {
     const abort = new AbortController();
     let restartTimer: NodeJS.Timeout | undefined;
     let stopped: Promise<void> | undefined;
+    let joins = 0;
     const sub: KafkaSubscription = {
       groupId: options.groupId,
       topics: unique,
       fromBeginning: options.fromBeginning === true,
+      get rebalances() {
+        return Math.max(0, joins - 1);
+      },
       stop: () =>
         (stopped ??= (async () => {
           abort.abort();
@@ -224,6 +228,7 @@ export class KafkaEventBus implements EventBus {
     let positioned!: () => void;
     const ready = new Promise<void>((resolve) => (positioned = resolve));
     consumer.on(consumer.events.GROUP_JOIN, (e) => {
+      joins++;
       crashes = 0;
       const assigned = Object.entries(e.payload.memberAssignment)
         .filter(([, partitions]) => partitions.length > 0)

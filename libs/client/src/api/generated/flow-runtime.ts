@@ -724,6 +724,8 @@ export interface components {
       lastEventAt?: string;
       /** @description Events published but not yet processed by the group. */
       lag?: number;
+      /** @description Times this replica's consumer re-joined its group after its first join (a rebalance or a restart); each may redeliver events not yet committed. Absent on the in-memory bus. */
+      rebalances?: number;
       /** @description Set when a subscriber deployment consumes for this flow. */
       deploymentId?: string;
       /** @description Events the deployment filter (x-event-filter) skipped. */

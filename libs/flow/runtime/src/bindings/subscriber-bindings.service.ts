@@ -74,7 +74,7 @@ export class SubscriberBindings implements OnApplicationBootstrap, BeforeApplica
     const mine = [...this.bindings.values()].filter((b) => b.deployment.variants.some((v) => v.flowId === flowId));
     if (!mine.length) return [];
     const stats = await this.bus.stats().catch(() => undefined);
-    return mine.map((b) => ({ ...b.state, lag: stats?.consumers.find((c) => c.groupId === b.state.groupId && c.topic === b.state.topic)?.lag }));
+    return mine.map((b) => ({ ...b.state, lag: stats?.consumers.find((c) => c.groupId === b.state.groupId && c.topic === b.state.topic)?.lag, rebalances: b.sub?.rebalances }));
   }
 
   /** Re-binds the changed deployments, then lets event sources drop or take back the flows involved. */

@@ -14,6 +14,7 @@ export class SubscriptionView {
   @ApiPropertyOptional() lastError?: string;
   @ApiPropertyOptional({ format: 'date-time' }) lastEventAt?: string;
   @ApiPropertyOptional({ description: 'Events published but not yet processed by the group.' }) lag?: number;
+  @ApiPropertyOptional({ description: 'Times this replica\'s consumer re-joined its group after its first join (a rebalance or a restart); each may redeliver events not yet committed. Absent on the in-memory bus.' }) rebalances?: number;
   @ApiPropertyOptional({ description: 'Set when a subscriber deployment consumes for this flow.' }) deploymentId?: string;
   @ApiPropertyOptional({ description: 'Events the deployment filter (x-event-filter) skipped.' }) filtered?: number;
 }

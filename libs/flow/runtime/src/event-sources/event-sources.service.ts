@@ -21,6 +21,8 @@ export interface EventSourceState {
   lastError?: string;
   lastEventAt?: string;
   lag?: number;
+  /** Times this replica's consumer re-joined its group (Kafka); each may redeliver uncommitted events. */
+  rebalances?: number;
 }
 
 /**
@@ -99,7 +101,7 @@ export class EventSourcesService implements OnApplicationBootstrap, BeforeApplic
     if (a) {
       const stats = await this.bus.stats().catch(() => undefined);
       const lag = stats?.consumers.find((c) => c.groupId === a.state.groupId && c.topic === a.state.topic)?.lag;
-      out.push({ ...a.state, lag });
+      out.push({ ...a.state, lag, rebalances: a.sub?.rebalances });
     }
     if (this.managed) out.push(...(await this.managed.states(flowId)));
     return out;

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { errorBody, REQUEST_ID_HEADER, requestIdOf, securityHeaderList } from '@flowplane/platform/http';
 import { type UpstreamService, UPSTREAM_SERVICES } from './gateway.env';
+import type { EdgeCache } from './edge-cache';
 import { DEFAULT_FORWARD_LIMITS, type ForwardLimits, HttpForwarder } from './http-forwarder';
 import { ROOT_ALIASES, serviceForApiPath, serviceForTopLevelPath, TOP_LEVEL_MOUNTS, type TopLevelMounts } from './route-table';
 import { UpgradeProxy } from './upgrade-proxy';
@@ -31,6 +32,8 @@ export interface ProxyOptions {
   limits?: Partial<ForwardLimits>;
   /** Origins allowed to frame pages (security headers); empty: none. */
   frameAncestors?: readonly string[];
+  /** The shared cache of public answers; absent: every request is forwarded. */
+  cache?: EdgeCache;
 }
 
 const API_PREFIX_LENGTH = '/api/v1'.length;
@@ -78,6 +81,7 @@ export class GatewayProxy {
       bodyLimitBytes: o.bodyLimitBytes,
       limits: { ...DEFAULT_FORWARD_LIMITS, ...o.limits },
       clientKey: (req) => this.clientKey(req),
+      cache: o.cache,
     });
     this.upgrades = new UpgradeProxy({
       target: o.upstreams.hub,

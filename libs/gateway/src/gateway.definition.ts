@@ -10,6 +10,7 @@ import { type GatewayEnv, upstreamUrls } from './gateway.env';
 import { GatewayEnv as GatewayEnvClass } from './gateway.env';
 import { GatewayModule } from './gateway.module';
 import { GatewayProxy, parseByteSize } from './gateway-proxy';
+import { EdgeCache } from './edge-cache';
 import { OpenApiAggregator } from './openapi-aggregator';
 import { applyServerTimeouts } from './server-timeouts';
 import { topLevelMounts } from './route-table';
@@ -64,6 +65,7 @@ export const gatewayDefinition: ServiceDefinition = {
       trustProxy: c.GATEWAY_TRUST_PROXY,
       mounts: topLevelMounts(c.WS_MOUNT_PATH),
       frameAncestors: c.GATEWAY_FRAME_ANCESTORS,
+      cache: app.get(EdgeCache),
       limits: {
         connections: c.GATEWAY_UPSTREAM_CONNECTIONS,
         reserve: Math.min(c.GATEWAY_UPSTREAM_RESERVE, c.GATEWAY_UPSTREAM_CONNECTIONS - 1),

@@ -77,6 +77,13 @@ export class GatewayEnv {
   @Type(() => Number) @IsInt() @Min(0)
   GATEWAY_MAX_PENDING_PER_CLIENT = 64;
 
+  /**
+   * Bytes of public answers the gateway keeps (answers an upstream marks with
+   * `Surrogate-Control: max-age`, such as public pages), oldest dropped first; 0 turns the cache off.
+   */
+  @Type(() => Number) @IsInt() @Min(0)
+  GATEWAY_CACHE_MAX_BYTES = 32 * 1024 * 1024;
+
   /** Deepest nesting of objects and arrays accepted in a JSON request body (400 JSON_TOO_DEEP beyond it). */
   @Type(() => Number) @IsInt() @Min(1)
   GATEWAY_MAX_JSON_DEPTH = 64;

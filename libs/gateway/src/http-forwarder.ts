@@ -6,6 +6,7 @@ import { type Dispatcher, Pool } from 'undici';
 import { errorBody, isJsonContentType, JsonDepthScanner } from '@flowplane/platform/http';
 import { Admission, callerKey, isEventStream, isRefusal, type Refusal, type Release, wantsEventStream } from './admission';
 import { type BodyFailure, BodyMeter } from './body-meter';
+import { EdgeCache, TeeToCache } from './edge-cache';
 import { forwardedRequestHeaders, HOP_BY_HOP } from './forwarded-headers';
 import type { UpstreamService } from './gateway.env';
 
@@ -44,12 +45,17 @@ export interface ForwarderOptions {
   limits: ForwardLimits;
   /** The client address used for per-client caps (honours GATEWAY_TRUST_PROXY). */
   clientKey: (req: IncomingMessage) => string;
+  /** The shared cache of public answers (disabled when absent). */
+  cache?: EdgeCache;
 }
+
+/** Headers meant for the gateway alone (see EdgeCache): never passed on to the client. */
+const SURROGATE_HEADERS = new Set(['surrogate-control', 'surrogate-key']);
 
 /** The upstream's response headers minus hop-by-hop ones. */
 function responseHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
-  for (const [k, v] of Object.entries(headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = v;
+  for (const [k, v] of Object.entries(headers)) if (v !== undefined && !HOP_BY_HOP.has(k) && !SURROGATE_HEADERS.has(k)) out[k] = v;
   return out;
 }
 
@@ -64,6 +70,8 @@ interface Exchange {
   /** Counted as an open event stream already (asked for one, so it went to the stream pool). */
   streaming: boolean;
   releases: Release[];
+  /** The cache's generation when a request it may fill was sent upstream (undefined: not such a request). */
+  cacheGeneration?: number;
 }
 
 class StreamRefused extends Error {}
@@ -103,6 +111,15 @@ export class HttpForwarder {
       return;
     }
     const hasBody = req.headers['transfer-encoding'] !== undefined || declared > 0;
+    const cache = this.o.cache;
+    if (cache?.accepts(req)) {
+      const hit = EdgeCache.bypasses(req) ? undefined : cache.lookup(service, req);
+      if (hit) {
+        cache.serve(hit, res);
+        return;
+      }
+      x.cacheGeneration = cache.generation;
+    }
     if (wantsEventStream(req)) {
       const lease = this.admission.openStream(service, this.o.clientKey(req), callerKey(req), 'stream');
       if (isRefusal(lease)) {
@@ -225,8 +242,14 @@ export class HttpForwarder {
         // The gateway answered meanwhile (the body was refused): drop the upstream's answer.
         if (x.answered) throw new StreamRefused('answered by the gateway');
         if (!x.streaming && isEventStream(upstream['content-type'])) this.admitLateStream(x);
+        const cache = this.o.cache;
+        // A write is taken as done once its answer starts: what the cache holds of that service goes first.
+        cache?.wrote(req.method, service, statusCode);
         res.writeHead(statusCode, responseHeaders(upstream));
-        return res;
+        const generation = x.cacheGeneration;
+        const storable = generation === undefined ? undefined : cache?.storable(statusCode, upstream);
+        if (!storable) return res;
+        return new TeeToCache(res, (body) => cache!.store(service, req, generation!, statusCode, upstream, storable, body));
       },
       (err) => {
         if (!err || x.answered || res.destroyed) return;

@@ -6,7 +6,7 @@ import { defaultLocaleFromEnv, frameAncestorsFromEnv, requestIdOf, resolveReques
 import type { ServiceContext } from '@flowplane/platform/service';
 import { I18nConfig } from '../../i18n.config';
 import { SLUG_MAX, SLUG_PATTERN } from '../domain/content.entity';
-import { PublicPageCache } from '../use-cases/public-page.cache';
+import { pageSurrogateHeaders, PublicPageCache } from '../use-cases/public-page.cache';
 
 /** The public page route as Express routes it (the metrics label Nest's route gets). */
 const PAGES_PREFIX = '/api/v1/pages/';
@@ -52,6 +52,7 @@ export function pageFastPath(app: INestApplication, ctx: ServiceContext): (req: 
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
     res.setHeader('Content-Language', hit.contentLocale);
     res.setHeader('Vary', 'Accept-Language, Cookie');
+    for (const [name, value] of (hit.surrogate ??= pageSurrogateHeaders(hit.page.slug))) res.setHeader(name, value);
     res.setHeader('Content-Length', bytes.length);
     res.end(bytes);
     const log = PinoLogger.root;

@@ -6,6 +6,7 @@ import { ErrorBodyDto } from '@flowplane/platform/http';
 import { requestOrigin } from '../domain/sitemap';
 import { PublicFragmentDto, PublicPageDto } from '../dto/content.dto';
 import { PublicContentService } from '../use-cases/public-content.service';
+import { pageSurrogateHeaders } from '../use-cases/public-page.cache';
 import { SitemapUseCase } from '../use-cases/sitemap.use-case';
 
 const LangQuery = () => ApiQuery({ name: 'lang', required: false, description: 'Locale; else the `lang` cookie, Accept-Language, the default locale.', example: 'pl' });
@@ -27,10 +28,11 @@ export class PublicContentController {
   @ApiOkResponse({ type: PublicPageDto, description: '`Content-Language` names the locale the body came from.' })
   @ApiNotFoundResponse({ type: ErrorBodyDto })
   async page(@Param('slug') slug: string, @Res({ passthrough: true }) res: Response): Promise<PublicPageDto> {
-    const { page, contentLocale } = await this.content.page(slug);
+    const { page, contentLocale, shareable } = await this.content.page(slug);
     // The fast path (page-fast-path.ts) answers the same headers for a page already rendered.
     res.setHeader('Content-Language', contentLocale);
     res.setHeader('Vary', 'Accept-Language, Cookie');
+    if (shareable) for (const [name, value] of pageSurrogateHeaders(page.slug)) res.setHeader(name, value);
     return page;
   }
 

@@ -38,7 +38,10 @@ export class PublicContentService {
     if (!p) throw ContentException.pageNotFound(slug);
     const rendered = this.renderWith(p, locale, lookup);
     // Tokens left verbatim because settings could not be read are not kept.
-    if (lookup !== NO_SETTINGS) this.cache.set(slug, locale, rendered, generation);
+    if (lookup !== NO_SETTINGS) {
+      rendered.shareable = true;
+      this.cache.set(slug, locale, rendered, generation);
+    }
     return rendered;
   }
 

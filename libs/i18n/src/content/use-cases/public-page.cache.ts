@@ -7,6 +7,25 @@ export interface RenderedPage {
   contentLocale: string;
   /** The JSON answer, built on first use by the fast path. */
   bytes?: Buffer;
+  /** Rendered with the settings read (not left verbatim for a failed read): shared caches may keep it. */
+  shareable?: boolean;
+  /** Its `pageSurrogateHeaders`, built on first use by the fast path. */
+  surrogate?: Array<[string, string]>;
+}
+
+/**
+ * How long the gateway may keep a rendered page (`Surrogate-Control`). Writes through the gateway,
+ * page changes and settings changes drop it at once; this bounds only what no event announces,
+ * such as a translation written by a background sweep.
+ */
+export const PAGE_EDGE_MAX_AGE_S = 2;
+
+/** The headers that let the gateway keep a rendered page and drop it when the page or a setting changes. */
+export function pageSurrogateHeaders(slug: string): Array<[string, string]> {
+  return [
+    ['Surrogate-Control', `max-age=${PAGE_EDGE_MAX_AGE_S}`],
+    ['Surrogate-Key', `page:${slug} settings`],
+  ];
 }
 
 interface Entry {

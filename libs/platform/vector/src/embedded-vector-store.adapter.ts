@@ -236,7 +236,8 @@ export class EmbeddedVectorStore implements VectorStore {
     const predicate = compileOptionalFilter(query.filter);
     await this.open();
     const c = this.require(name);
-    assertVector(name, query.vector, c.dim);
+    // Its components were checked above; only the index's dimension is left to check.
+    if (query.vector.length !== c.dim) throw new VectorDimensionError(name, c.dim, query.vector.length);
     return c.query(query.vector, query.limit, predicate, query.ef);
   }
 

@@ -66,3 +66,89 @@ describe('HnswCollection exact scan (small collections)', () => {
     expect(c.query([1, 0], 2).map((h) => h.id)).toEqual([2, 1]);
   });
 });
+
+describe('HnswCollection exact scan scores and hits', () => {
+  /** The exact scan's score by definition: one left-to-right sum over every component of the query (normalised for cosine) and the stored vector. */
+  function fullSum(stored: number[], query: number[], distance: 'cosine' | 'dot'): number {
+    let sum = 0;
+    for (const x of query) sum += x * x;
+    const n = Math.sqrt(sum);
+    const q = distance === 'cosine' && n > 0 ? query.map((x) => x / n) : query;
+    let dot = 0;
+    for (let i = 0; i < q.length; i++) dot += q[i] * stored[i];
+    return dot;
+  }
+
+  /** Each point's score by `fullSum`, over the vector the collection holds (scrolled out of it). */
+  function fullSums(c: HnswCollection, query: number[], distance: 'cosine' | 'dot'): Map<number, number> {
+    const { points } = c.scroll(1000, null, undefined, false, true);
+    return new Map(points.map((p) => [p.id as number, fullSum(p.vector!, query, distance)]));
+  }
+
+  it('scores mostly-zero and dense queries to the bit as the full sum, from kept and from graph-read vectors', () => {
+    const dim = 48;
+    const value = fc.double({ min: -4, max: 4, noNaN: true });
+    const sparse = fc.array(fc.tuple(fc.integer({ min: 0, max: dim - 1 }), value), { maxLength: 6 }).map((pairs) => {
+      const v = new Array<number>(dim).fill(0);
+      for (const [i, x] of pairs) v[i] = x;
+      return v;
+    });
+    const dense = fc.array(value, { minLength: dim, maxLength: dim });
+    fc.assert(
+      fc.property(
+        fc.array(dense, { minLength: 1, maxLength: 12 }),
+        fc.oneof(sparse, dense),
+        fc.constantFrom('cosine' as const, 'dot' as const),
+        (vectors, query, distance) => {
+          // A threshold below the point count: the filtered query below reads vectors from the graph.
+          const small = HnswCollection.create('t', dim, distance, DEFAULT_HNSW_TUNING);
+          const large = HnswCollection.create('t', dim, distance, { ...DEFAULT_HNSW_TUNING, exactSearchThreshold: 0 });
+          const points = vectors.map((vector, id) => ({ id, vector, payload: {} }));
+          small.upsert(points);
+          large.upsert(points);
+          large.indexPending();
+          // The small one scans the vectors it keeps, the large one reads them from the graph.
+          for (const [c, hits] of [
+            [small, small.query(query, points.length)],
+            [large, large.query(query, points.length, () => true)],
+          ] as const) {
+            const want = fullSums(c, query, distance);
+            expect(hits).toHaveLength(points.length);
+            for (const h of hits) expect(Object.is(h.score, want.get(h.id as number))).toBe(true);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('still scores a stored vector with a non-finite component as NaN when the query is mostly zeros', () => {
+    const c = HnswCollection.create('t', 8, 'dot', DEFAULT_HNSW_TUNING);
+    // 1e39 overflows float32 to Infinity; 0 x Infinity is NaN in the full sum.
+    c.upsert([
+      { id: 1, vector: Float32Array.from([1e39, 0, 0, 0, 0, 0, 0, 1]), payload: {} },
+      { id: 2, vector: [1, 2, 0, 0, 0, 0, 0, 0], payload: {} },
+    ]);
+    const scores = new Map(c.query([0, 1, 0, 0, 0, 0, 0, 0], 2).map((h) => [h.id, h.score]));
+    expect(scores.get(2)).toBe(2);
+    expect(scores.get(1)).toBeNaN();
+  });
+
+  it("hands out payload copies: changing a hit's payload changes neither the store nor later hits", () => {
+    const c = HnswCollection.create('t', 2, 'cosine', DEFAULT_HNSW_TUNING);
+    const payload = JSON.parse('{"title":"a","tags":["x",{"deep":[1,2]}],"n":null,"__proto__":{"polluted":true}}') as Record<string, unknown>;
+    c.upsert([{ id: 1, vector: [1, 0], payload }]);
+    const [first] = c.query([1, 0], 1);
+    expect(first.payload).toEqual(payload);
+    // An own "__proto__" key stays a property; it never becomes the copy's prototype.
+    expect(Object.getPrototypeOf(first.payload)).toBe(Object.prototype);
+    expect(Object.keys(first.payload!)).toEqual(['title', 'tags', 'n', '__proto__']);
+    expect((first.payload as Record<string, unknown>).polluted).toBeUndefined();
+    (first.payload!.tags as unknown[]).push('y');
+    ((first.payload!.tags as Array<Record<string, number[]>>)[1].deep as number[]).push(3);
+    first.payload!.title = 'changed';
+    const [again] = c.query([1, 0], 1);
+    expect(again.payload).toEqual({ title: 'a', tags: ['x', { deep: [1, 2] }], n: null, ['__proto__']: { polluted: true } });
+    expect(JSON.stringify(again.payload)).toBe(JSON.stringify(payload));
+  });
+});

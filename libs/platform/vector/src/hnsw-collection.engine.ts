@@ -87,6 +87,8 @@ interface Entry extends StoredEntry {
    * reads it: reading it from hnswlib allocates a fresh array per call.
    */
   vector?: Float32Array;
+  /** Every component of the stored vector is finite; unknown until a sparse scan first needs it. */
+  finite?: boolean;
 }
 
 /** A validated point ready to index. */
@@ -183,6 +185,7 @@ export class HnswCollection {
       if (existing) {
         existing.payload = p.payload;
         existing.vector = vector;
+        existing.finite = undefined;
         if (existing.pending) continue;
         // A fresh label for the new version: the graph's slot becomes a tombstone that the next
         // insert reuses, so updates do not grow memory.
@@ -248,7 +251,9 @@ export class HnswCollection {
     const indexed = total - this.pending.size;
     if (!predicate) {
       const k = Math.min(limit, total);
-      const all = (): Entry[] => [...this.byKey.values()];
+      // The scan's result does not depend on the order it visits points in (ties go by id), so it
+      // takes the cached id-ordered list rather than copying the map per query.
+      const all = (): Entry[] => this.sortedEntries();
       if (total <= threshold) return this.exactSearch(vector, k, all());
       const fromGraph = indexed > 0 ? this.graphSearch(vector, Math.min(k, indexed), undefined, ef) : [];
       if (!fromGraph) return this.exactSearch(vector, k, all());
@@ -399,7 +404,9 @@ export class HnswCollection {
 
   private exactSearch(vector: number[], k: number, entries: Entry[]): VectorHit[] {
     if (k <= 0) return [];
-    const query = this.distance === 'cosine' ? normalize(vector) : vector;
+    const query = this.queryVector(vector);
+    const euclid = this.distance === 'euclid';
+    const nonZero = euclid ? null : sparseSupport(query);
     // Small collections keep their vectors beside the graph (at most exactSearchThreshold of them);
     // a filtered scan of a large one reads each candidate from the graph instead.
     const keep = this.byKey.size <= this.tuning.exactSearchThreshold;
@@ -407,17 +414,20 @@ export class HnswCollection {
     const best: Array<{ id: VectorPointId; entry: Entry; score: number }> = [];
     for (let i = 0; i < entries.length; i++) {
       const e = entries[i];
-      let stored: ArrayLike<number> | undefined = e.vector;
-      if (stored === undefined) {
+      let score: number;
+      if (e.vector === undefined && !keep) {
         const point = this.graph.getPoint(e.label);
-        if (keep) e.vector = Float32Array.from(point);
-        stored = point;
+        if (nonZero && e.finite === undefined) e.finite = allFinite(point);
+        score = euclid ? euclidArray(query, point) : nonZero && e.finite ? sparseDotArray(query, nonZero, point) : dotArray(query, point);
+      } else {
+        const stored = e.vector ?? (e.vector = Float32Array.from(this.graph.getPoint(e.label)));
+        if (nonZero && e.finite === undefined) e.finite = allFinite(stored);
+        score = euclid ? euclidF32(query, stored) : nonZero && e.finite ? sparseDotF32(query, nonZero, stored) : dotF32(query, stored);
       }
-      const score = this.exactScore(query, stored);
       if (best.length === k) {
         // Most candidates lose to the current k-th: rejected before any allocation.
         const worst = best[k - 1];
-        const behind = this.distance === 'euclid' ? score - worst.score : worst.score - score;
+        const behind = euclid ? score - worst.score : worst.score - score;
         if (behind > 0 || (behind === 0 && comparePointIds(e.id, worst.id) >= 0)) continue;
       }
       const candidate = { id: e.id, entry: e, score };
@@ -428,21 +438,20 @@ export class HnswCollection {
       }
       best[at] = candidate;
     }
-    return best.map((s) => this.hit(s.entry, s.score));
+    const hits = new Array<VectorHit>(best.length);
+    for (let i = 0; i < best.length; i++) hits[i] = this.hit(best[i].entry, best[i].score);
+    return hits;
   }
 
-  private exactScore(query: number[], stored: ArrayLike<number>): number {
-    if (this.distance === 'euclid') {
-      let sum = 0;
-      for (let i = 0; i < query.length; i++) {
-        const d = query[i] - stored[i];
-        sum += d * d;
-      }
-      return Math.sqrt(sum);
-    }
-    let dot = 0;
-    for (let i = 0; i < query.length; i++) dot += query[i] * stored[i];
-    return dot;
+  /** The query as the scan compares it: float64, normalised for cosine (a zero vector stays as is, as in hnswlib and Qdrant). */
+  private queryVector(vector: number[]): Float64Array {
+    const q = new Float64Array(vector);
+    if (this.distance !== 'cosine') return q;
+    let sum = 0;
+    for (let i = 0; i < q.length; i++) sum += q[i] * q[i];
+    const norm = Math.sqrt(sum);
+    if (norm > 0) for (let i = 0; i < q.length; i++) q[i] = q[i] / norm;
+    return q;
   }
 
   /** hnswlib distances are `1 - cos`, `1 - dot` and squared L2; scores are Qdrant's numbers. */
@@ -459,7 +468,7 @@ export class HnswCollection {
   }
 
   private hit(entry: Entry, score: number): VectorHit {
-    return { id: entry.id, score, payload: structuredClone(entry.payload) };
+    return { id: entry.id, score, payload: cloneJson(entry.payload) as VectorPayload };
   }
 
   private sortedEntries(): Entry[] {
@@ -468,12 +477,104 @@ export class HnswCollection {
   }
 }
 
-function normalize(v: number[]): number[] {
+/*
+ * The exact scan's scores, each a plain left-to-right sum (so every answer is the same to the bit
+ * whichever path computes it). The float32 and plain-array variants exist so each loop stays
+ * monomorphic: a Float32Array and a plain array read in one loop slow both.
+ *
+ * A query from a hashing embedder (local-hash) is mostly zeros, and the scan then only visits its
+ * non-zero components. That is the same sum to the bit: a zero component times a finite one adds
+ * ±0, which leaves a running sum unchanged (and one starting at +0 never becomes -0). A stored
+ * vector with a non-finite component (a float32 overflow) is summed in full, so that its 0 x
+ * Infinity still gives the NaN it always did.
+ */
+
+function allFinite(v: ArrayLike<number>): boolean {
+  for (let i = 0; i < v.length; i++) if (!Number.isFinite(v[i])) return false;
+  return true;
+}
+
+/** Ascending indices of the non-zero components of `q` when they are few enough to pay for a scan of just them, else null. */
+function sparseSupport(q: Float64Array): Int32Array | null {
+  let count = 0;
+  for (let i = 0; i < q.length; i++) if (q[i] !== 0) count++;
+  if (count * 2 > q.length) return null;
+  const out = new Int32Array(count);
+  for (let i = 0, j = 0; i < q.length; i++) if (q[i] !== 0) out[j++] = i;
+  return out;
+}
+
+function sparseDotF32(q: Float64Array, nonZero: Int32Array, s: Float32Array): number {
+  let dot = 0;
+  for (let j = 0; j < nonZero.length; j++) {
+    const i = nonZero[j];
+    dot += q[i] * s[i];
+  }
+  return dot;
+}
+
+function sparseDotArray(q: Float64Array, nonZero: Int32Array, s: number[]): number {
+  let dot = 0;
+  for (let j = 0; j < nonZero.length; j++) {
+    const i = nonZero[j];
+    dot += q[i] * s[i];
+  }
+  return dot;
+}
+
+function dotF32(q: Float64Array, s: Float32Array): number {
+  let dot = 0;
+  for (let i = 0; i < q.length; i++) dot += q[i] * s[i];
+  return dot;
+}
+
+function dotArray(q: Float64Array, s: number[]): number {
+  let dot = 0;
+  for (let i = 0; i < q.length; i++) dot += q[i] * s[i];
+  return dot;
+}
+
+function euclidF32(q: Float64Array, s: Float32Array): number {
   let sum = 0;
-  for (const x of v) sum += x * x;
-  const norm = Math.sqrt(sum);
-  // hnswlib leaves a zero vector as is (similarity 0 with everything), and so does Qdrant.
-  return norm > 0 ? v.map((x) => x / norm) : v;
+  for (let i = 0; i < q.length; i++) {
+    const d = q[i] - s[i];
+    sum += d * d;
+  }
+  return Math.sqrt(sum);
+}
+
+function euclidArray(q: Float64Array, s: number[]): number {
+  let sum = 0;
+  for (let i = 0; i < q.length; i++) {
+    const d = q[i] - s[i];
+    sum += d * d;
+  }
+  return Math.sqrt(sum);
+}
+
+/** Below this depth cloneJson recurses in JS; deeper subtrees go to structuredClone, which needs no JS stack. */
+const CLONE_JS_DEPTH = 64;
+
+/**
+ * A deep copy of a JSON value (stored payloads are JSON round-tripped, so plain objects, arrays
+ * and primitives only). Several times cheaper than structuredClone for the small objects payloads
+ * are. An own `__proto__` key (JSON.parse makes one) is copied as a property, not as a prototype.
+ */
+export function cloneJson(v: unknown, depth = 0): unknown {
+  if (typeof v !== 'object' || v === null) return v;
+  if (depth >= CLONE_JS_DEPTH) return structuredClone(v);
+  if (Array.isArray(v)) {
+    const out = new Array<unknown>(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = cloneJson(v[i], depth + 1);
+    return out;
+  }
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v)) {
+    const x = cloneJson((v as Record<string, unknown>)[k], depth + 1);
+    if (k === '__proto__') Object.defineProperty(out, k, { value: x, enumerable: true, writable: true, configurable: true });
+    else out[k] = x;
+  }
+  return out;
 }
 
 function lowerBound(sorted: Entry[], id: VectorPointId): number {

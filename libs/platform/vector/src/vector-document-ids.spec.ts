@@ -34,3 +34,17 @@ describe('document ids to point ids', () => {
     for (const bad of ['', -1, 1.5, null, {}]) expect(() => pointIdForDocument(bad)).toThrow(VectorValidationError);
   });
 });
+
+describe('documentFromPoint', () => {
+  it('copies the payload without _id, keeping key order and an own "__proto__" key as a property', () => {
+    const stored = JSON.parse('{"b":1,"_id":"doc-1","a":{"x":2},"__proto__":{"polluted":true}}') as Record<string, unknown>;
+    const doc = documentFromPoint('9b2f0a4e-0000-5000-8000-000000000000', stored);
+    expect(doc.id).toBe('doc-1');
+    expect(Object.keys(doc.payload)).toEqual(['b', 'a', '__proto__']);
+    expect(Object.getPrototypeOf(doc.payload)).toBe(Object.prototype);
+    expect((doc.payload as Record<string, unknown>).polluted).toBeUndefined();
+    expect(JSON.stringify(doc.payload)).toBe('{"b":1,"a":{"x":2},"__proto__":{"polluted":true}}');
+    // The stored payload is left as it was.
+    expect(stored._id).toBe('doc-1');
+  });
+});

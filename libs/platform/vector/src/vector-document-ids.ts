@@ -63,8 +63,17 @@ export function documentFromPoint(
   id: VectorPointId,
   payload: VectorPayload | undefined,
 ): { id: string; payload: VectorPayload } {
-  const rest: VectorPayload = { ...(payload ?? {}) };
-  const original = rest[ORIGINAL_ID_KEY];
-  delete rest[ORIGINAL_ID_KEY];
+  // Copied key by key rather than spread and `delete`d: a delete turns the object into a slow
+  // dictionary, which every later read and the response's JSON.stringify then pay for.
+  const rest: VectorPayload = {};
+  let original: unknown;
+  if (payload) {
+    for (const k of Object.keys(payload)) {
+      if (k === ORIGINAL_ID_KEY) original = payload[k];
+      // As a spread copies it: an own property, not the prototype.
+      else if (k === '__proto__') Object.defineProperty(rest, k, { value: payload[k], enumerable: true, writable: true, configurable: true });
+      else rest[k] = payload[k];
+    }
+  }
   return { id: typeof original === 'string' ? original : String(id), payload: rest };
 }

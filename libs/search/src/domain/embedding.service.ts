@@ -19,7 +19,7 @@ export class EmbeddingService {
   private readonly registry: EmbedderRegistry;
   private readonly log = new Logger('Embeddings');
   private readonly client?: LlmClient;
-  private current?: { key: string; embedder: Embedder };
+  private current?: { key: string; embedder: Embedder; settings: EffectiveSearchSettings };
 
   constructor(
     @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig & SearchEnv,
@@ -41,8 +41,13 @@ export class EmbeddingService {
 
   /** The embedder for `settings`; throws `LlmConfigError` (400) for an unknown provider or a missing model or key. */
   embedderFor(settings: EffectiveSearchSettings): Embedder {
+    // The settings service hands out the same object until its cache expires: no key to build then.
+    if (this.current?.settings === settings) return this.current.embedder;
     const key = JSON.stringify([settings.embeddingProvider, settings.embeddingModel, this.config.SEARCH_EMBEDDING_DIM]);
-    if (this.current?.key === key) return this.current.embedder;
+    if (this.current?.key === key) {
+      this.current.settings = settings;
+      return this.current.embedder;
+    }
     const embedder = this.registry.create({
       provider: settings.embeddingProvider,
       model: settings.embeddingModel || undefined,
@@ -50,7 +55,7 @@ export class EmbeddingService {
       baseURL: this.config.SEARCH_EMBEDDING_BASE_URL,
       apiKey: this.config.SEARCH_EMBEDDING_API_KEY,
     });
-    this.current = { key, embedder };
+    this.current = { key, embedder, settings };
     return embedder;
   }
 

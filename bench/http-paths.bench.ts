@@ -19,9 +19,13 @@ import type { BenchResult } from './bench-result';
  *    gateway's proxied vs direct healthz (goal >= 0.7x);
  * 3. runs: `POST /api/v1/flows/{id}/runs` (a start -> end flow, waiting for the result; run,
  *    events and result persisted in the embedded store) vs the proxied healthz (goal >= 0.7x).
+ * 4. floor (no goal, a reference for 2's proxied/direct figure): a bare proxy (plain node:http
+ *    server forwarding through an undici Pool `.stream()`, keep-alive) in front of a bare
+ *    node:http hello vs that hello directly, both in one child process as in the platform: what
+ *    one real HTTP hop in one process costs with nothing else on the path.
  *
  * `npm run bench -- http-paths`; BENCH_SECONDS (per side, default 10), BENCH_ROUNDS (default 2),
- * HTTP_PATHS (a subset of search,healthz,proxied,runs). For a profile: BENCH_CPU_PROF=<dir>
+ * HTTP_PATHS (a subset of search,healthz,proxied,floor,runs). For a profile: BENCH_CPU_PROF=<dir>
  * BENCH_PROFILE_SIDE=search|runs|proxied|direct loads that side alone.
  */
 
@@ -64,8 +68,8 @@ function measure(side: Side, seconds: number): Promise<Measured> {
   });
 }
 
-/** Ours and baseline alternated over ROUNDS rounds after a warm-up of each; means of the rounds. */
-async function compare(name: string, ours: Side, baseline: Side, goal: number): Promise<BenchResult> {
+/** Ours and baseline alternated over ROUNDS rounds after a warm-up of each; means of the rounds. No goal: a reference row. */
+async function compare(name: string, ours: Side, baseline: Side, goal?: number): Promise<BenchResult> {
   await measure(ours, 2);
   await measure(baseline, 2);
   const o: Measured[] = [];
@@ -83,7 +87,7 @@ async function compare(name: string, ours: Side, baseline: Side, goal: number): 
     baseline: brs,
     unit: 'req/s',
     ratio,
-    notes: `goal >= ${goal}x: ${ratio >= goal ? 'met' : 'NOT met'}; CPU/request ${Math.round(ocpu)} us vs ${Math.round(bcpu)} us (ratio ${(bcpu / ocpu).toFixed(2)}); rounds ${o.map((x) => Math.round(x.rps)).join('/')} vs ${b.map((x) => Math.round(x.rps)).join('/')}`,
+    notes: `${goal === undefined ? 'reference, no goal' : `goal >= ${goal}x: ${ratio >= goal ? 'met' : 'NOT met'}`}; CPU/request ${Math.round(ocpu)} us vs ${Math.round(bcpu)} us (ratio ${(bcpu / ocpu).toFixed(2)}); rounds ${o.map((x) => Math.round(x.rps)).join('/')} vs ${b.map((x) => Math.round(x.rps)).join('/')}`,
   };
   process.stdout.write(`${name}: ${Math.round(ors)} vs ${Math.round(brs)} req/s, ratio ${ratio.toFixed(2)} (${row.notes})\n`);
   return row;
@@ -121,6 +125,43 @@ async function startHello(port: number): Promise<ChildProcess> {
   return proc;
 }
 
+/** The floor's child: a bare node:http hello on port + 1 and a bare undici proxy to it on port. */
+async function startFloor(port: number): Promise<ChildProcess> {
+  const proc = spawn(process.execPath, [__filename, '--floor', String(port)], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  await waitFor(proc, 'floor listening');
+  return proc;
+}
+
+async function floorMain(port: number): Promise<void> {
+  const http = await import('node:http');
+  const { Pool } = await import('undici');
+  const listen = (server: import('node:http').Server, p: number) => new Promise<void>((resolve) => server.listen(p, '127.0.0.1', resolve));
+  const hello = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('{"status":"ok"}');
+  });
+  await listen(hello, port + 1);
+  const pool = new Pool(`http://127.0.0.1:${port + 1}`, { connections: 256, pipelining: 1 });
+  // Hop-by-hop headers stay on their hop; everything else passes as is.
+  const hop = new Set(['connection', 'keep-alive', 'host', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer']);
+  const proxy = http.createServer((req, res) => {
+    const headers: Record<string, string | string[]> = {};
+    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !hop.has(k)) headers[k] = v;
+    pool
+      .stream({ path: req.url ?? '/', method: req.method as 'GET', headers, body: req.method === 'GET' || req.method === 'HEAD' ? null : req }, ({ statusCode, headers: h }) => {
+        for (const k of hop) delete h[k];
+        res.writeHead(statusCode, h as Record<string, string | string[]>);
+        return res;
+      })
+      .catch(() => {
+        if (!res.headersSent) res.writeHead(502);
+        res.end();
+      });
+  });
+  await listen(proxy, port);
+  process.stdout.write('floor listening\n');
+}
+
 async function helloMain(port: number): Promise<void> {
   const { Controller, Get, Module } = await import('@nestjs/common');
   const { NestFactory } = await import('@nestjs/core');
@@ -142,6 +183,7 @@ export async function run(): Promise<BenchResult[]> {
   const port = 18780;
   const proc = await startPlatform(port);
   const hello = await startHello(port + 50);
+  const floor = await startFloor(port + 60);
   try {
     const pid = proc.pid!;
     const api = `http://127.0.0.1:${port}/api/v1`;
@@ -169,6 +211,8 @@ export async function run(): Promise<BenchResult[]> {
     const proxied: Side = { url: `${api}/profiles/healthz`, pid };
     const direct: Side = { url: `http://127.0.0.1:${port + 3}/healthz`, pid };
     const bare: Side = { url: `http://127.0.0.1:${port + 50}/healthz`, pid: hello.pid! };
+    const floorProxied: Side = { url: `http://127.0.0.1:${port + 60}/healthz`, pid: floor.pid! };
+    const floorDirect: Side = { url: `http://127.0.0.1:${port + 61}/healthz`, pid: floor.pid! };
     const search: Side = { url: `${api}/search/indexes/docs/query`, method: 'POST', headers, body: JSON.stringify({ text: 'when does my refund arrive?', limit: 5 }), pid };
     const runs: Side = { url: `${api}/flows/bench/runs`, method: 'POST', headers, body: JSON.stringify({ input: { hello: 'world' } }), pid };
     const sides: Record<string, Side> = { search, runs, proxied, direct };
@@ -179,14 +223,16 @@ export async function run(): Promise<BenchResult[]> {
       process.stdout.write(`${profiled}: ${Math.round(m.rps)} req/s, ${Math.round(m.cpuUsPerReq)} us CPU/request\n`);
       return [];
     }
-    const only = (process.env.HTTP_PATHS ?? 'search,healthz,proxied,runs').split(',');
+    const only = (process.env.HTTP_PATHS ?? 'search,healthz,proxied,floor,runs').split(',');
     const rows: BenchResult[] = [];
     if (only.includes('search')) rows.push(await compare('search query through the gateway vs proxied GET healthz', search, proxied, 0.6));
     if (only.includes('healthz')) rows.push(await compare("a service's own GET /healthz vs bare Nest-express hello", direct, bare, 0.8));
     if (only.includes('proxied')) rows.push(await compare('gateway proxied GET healthz vs direct GET /healthz', proxied, direct, 0.7));
+    if (only.includes('floor')) rows.push(await compare('floor: bare undici proxy vs bare node:http hello', floorProxied, floorDirect));
     if (only.includes('runs')) rows.push(await compare('POST /api/v1/flows/{id}/runs through the gateway (persisted) vs proxied GET healthz', runs, proxied, 0.7));
     return rows;
   } finally {
+    floor.kill('SIGTERM');
     hello.kill('SIGTERM');
     proc.kill('SIGTERM');
   }
@@ -194,6 +240,7 @@ export async function run(): Promise<BenchResult[]> {
 
 if (require.main === module) {
   if (process.argv[2] === '--hello') void helloMain(Number(process.argv[3]));
+  else if (process.argv[2] === '--floor') void floorMain(Number(process.argv[3]));
   else
     void run().then((rows) => {
       console.table(rows.map((r) => ({ benchmark: r.name, ours: Math.round(r.ours), baseline: Math.round(r.baseline), ratio: r.ratio.toFixed(2), notes: r.notes })));

@@ -3718,7 +3718,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description `Content-Language` names the locale the body came from. */
+      /** @description `Content-Language` names the locale the body came from. Through the gateway a page already read may be answered from its cache (an `Age` header says so; at most 2 s old, dropped at once on page, settings and gateway-seen writes); send `Cache-Control: no-cache` for a fresh render. */
       200: {
         headers: {
           [name: string]: unknown;

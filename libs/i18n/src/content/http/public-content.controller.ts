@@ -25,7 +25,7 @@ export class PublicContentController {
   @LangQuery()
   @ApiParam({ name: 'slug', example: 'privacy' })
   @ApiOperation({ summary: 'A page in the request locale: title and SEO as plain text, body as HTML, settings tokens expanded' })
-  @ApiOkResponse({ type: PublicPageDto, description: '`Content-Language` names the locale the body came from.' })
+  @ApiOkResponse({ type: PublicPageDto, description: '`Content-Language` names the locale the body came from. Through the gateway a page already read may be answered from its cache (an `Age` header says so; at most 2 s old, dropped at once on page, settings and gateway-seen writes); send `Cache-Control: no-cache` for a fresh render.' })
   @ApiNotFoundResponse({ type: ErrorBodyDto })
   async page(@Param('slug') slug: string, @Res({ passthrough: true }) res: Response): Promise<PublicPageDto> {
     const { page, contentLocale, shareable } = await this.content.page(slug);

@@ -443,15 +443,15 @@ export class HnswCollection {
     return hits;
   }
 
-  /** The query as the scan compares it: float64, normalised for cosine (a zero vector stays as is, as in hnswlib and Qdrant). */
-  private queryVector(vector: number[]): Float64Array {
-    const q = new Float64Array(vector);
-    if (this.distance !== 'cosine') return q;
+  /** The query as the scan compares it: normalised for cosine (a zero vector stays as is, as in hnswlib and Qdrant). */
+  private queryVector(vector: number[]): number[] {
+    if (this.distance !== 'cosine') return vector;
     let sum = 0;
-    for (let i = 0; i < q.length; i++) sum += q[i] * q[i];
+    const n = vector.length;
+    for (let i = 0; i < n; i++) sum += vector[i] * vector[i];
     const norm = Math.sqrt(sum);
-    if (norm > 0) for (let i = 0; i < q.length; i++) q[i] = q[i] / norm;
-    return q;
+    // map, not a preallocated array: a packed array reads faster in the scan than a holey one.
+    return norm > 0 ? vector.map((x) => x / norm) : vector;
   }
 
   /** hnswlib distances are `1 - cos`, `1 - dot` and squared L2; scores are Qdrant's numbers. */
@@ -480,7 +480,8 @@ export class HnswCollection {
 /*
  * The exact scan's scores, each a plain left-to-right sum (so every answer is the same to the bit
  * whichever path computes it). The float32 and plain-array variants exist so each loop stays
- * monomorphic: a Float32Array and a plain array read in one loop slow both.
+ * monomorphic: a Float32Array and a plain array read in one loop slow both. Loop bounds are read
+ * once: V8 reloads a typed array's length on every iteration otherwise.
  *
  * A query from a hashing embedder (local-hash) is mostly zeros, and the scan then only visits its
  * non-zero components. That is the same sum to the bit: a zero component times a finite one adds
@@ -495,7 +496,7 @@ function allFinite(v: ArrayLike<number>): boolean {
 }
 
 /** Ascending indices of the non-zero components of `q` when they are few enough to pay for a scan of just them, else null. */
-function sparseSupport(q: Float64Array): Int32Array | null {
+function sparseSupport(q: number[]): Int32Array | null {
   let count = 0;
   for (let i = 0; i < q.length; i++) if (q[i] !== 0) count++;
   if (count * 2 > q.length) return null;
@@ -504,48 +505,54 @@ function sparseSupport(q: Float64Array): Int32Array | null {
   return out;
 }
 
-function sparseDotF32(q: Float64Array, nonZero: Int32Array, s: Float32Array): number {
+function sparseDotF32(q: number[], nonZero: Int32Array, s: Float32Array): number {
   let dot = 0;
-  for (let j = 0; j < nonZero.length; j++) {
+  const n = nonZero.length;
+  for (let j = 0; j < n; j++) {
     const i = nonZero[j];
     dot += q[i] * s[i];
   }
   return dot;
 }
 
-function sparseDotArray(q: Float64Array, nonZero: Int32Array, s: number[]): number {
+function sparseDotArray(q: number[], nonZero: Int32Array, s: number[]): number {
   let dot = 0;
-  for (let j = 0; j < nonZero.length; j++) {
+  const n = nonZero.length;
+  for (let j = 0; j < n; j++) {
     const i = nonZero[j];
     dot += q[i] * s[i];
   }
   return dot;
 }
 
-function dotF32(q: Float64Array, s: Float32Array): number {
+function dotF32(q: number[], s: Float32Array): number {
   let dot = 0;
-  for (let i = 0; i < q.length; i++) dot += q[i] * s[i];
+  const n = q.length;
+  for (let i = 0; i < n; i++) dot += q[i] * s[i];
   return dot;
 }
 
-function dotArray(q: Float64Array, s: number[]): number {
+function dotArray(q: number[], s: number[]): number {
   let dot = 0;
-  for (let i = 0; i < q.length; i++) dot += q[i] * s[i];
+  const n = q.length;
+  for (let i = 0; i < n; i++) dot += q[i] * s[i];
   return dot;
 }
 
-function euclidF32(q: Float64Array, s: Float32Array): number {
+function euclidF32(q: number[], s: Float32Array): number {
   let sum = 0;
-  for (let i = 0; i < q.length; i++) {
+  const n = q.length;
+  for (let i = 0; i < n; i++) {
     const d = q[i] - s[i];
     sum += d * d;
   }
   return Math.sqrt(sum);
 }
 
-function euclidArray(q: Float64Array, s: number[]): number {
+function euclidArray(q: number[], s: number[]): number {
   let sum = 0;
-  for (let i = 0; i < q.length; i++) {
+  const n = q.length;
+  for (let i = 0; i < n; i++) {
     const d = q[i] - s[i];
     sum += d * d;
   }

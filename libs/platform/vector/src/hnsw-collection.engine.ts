@@ -251,9 +251,7 @@ export class HnswCollection {
     const indexed = total - this.pending.size;
     if (!predicate) {
       const k = Math.min(limit, total);
-      // The scan's result does not depend on the order it visits points in (ties go by id), so it
-      // takes the cached id-ordered list rather than copying the map per query.
-      const all = (): Entry[] => this.sortedEntries();
+      const all = (): Entry[] => [...this.byKey.values()];
       if (total <= threshold) return this.exactSearch(vector, k, all());
       const fromGraph = indexed > 0 ? this.graphSearch(vector, Math.min(k, indexed), undefined, ef) : [];
       if (!fromGraph) return this.exactSearch(vector, k, all());
@@ -404,7 +402,7 @@ export class HnswCollection {
 
   private exactSearch(vector: number[], k: number, entries: Entry[]): VectorHit[] {
     if (k <= 0) return [];
-    const query = this.queryVector(vector);
+    const query = this.distance === 'cosine' ? normalize(vector) : vector;
     const euclid = this.distance === 'euclid';
     const nonZero = euclid ? null : sparseSupport(query);
     // Small collections keep their vectors beside the graph (at most exactSearchThreshold of them);
@@ -414,16 +412,13 @@ export class HnswCollection {
     const best: Array<{ id: VectorPointId; entry: Entry; score: number }> = [];
     for (let i = 0; i < entries.length; i++) {
       const e = entries[i];
-      let score: number;
-      if (e.vector === undefined && !keep) {
+      let stored: ArrayLike<number> | undefined = e.vector;
+      if (stored === undefined) {
         const point = this.graph.getPoint(e.label);
-        if (nonZero && e.finite === undefined) e.finite = allFinite(point);
-        score = euclid ? euclidArray(query, point) : nonZero && e.finite ? sparseDotArray(query, nonZero, point) : dotArray(query, point);
-      } else {
-        const stored = e.vector ?? (e.vector = Float32Array.from(this.graph.getPoint(e.label)));
-        if (nonZero && e.finite === undefined) e.finite = allFinite(stored);
-        score = euclid ? euclidF32(query, stored) : nonZero && e.finite ? sparseDotF32(query, nonZero, stored) : dotF32(query, stored);
+        if (keep) e.vector = Float32Array.from(point);
+        stored = point;
       }
+      const score = nonZero !== null && (e.finite ??= allFinite(stored)) ? sparseDot(query, nonZero, stored) : this.exactScore(query, stored);
       if (best.length === k) {
         // Most candidates lose to the current k-th: rejected before any allocation.
         const worst = best[k - 1];
@@ -438,20 +433,21 @@ export class HnswCollection {
       }
       best[at] = candidate;
     }
-    const hits = new Array<VectorHit>(best.length);
-    for (let i = 0; i < best.length; i++) hits[i] = this.hit(best[i].entry, best[i].score);
-    return hits;
+    return best.map((s) => this.hit(s.entry, s.score));
   }
 
-  /** The query as the scan compares it: normalised for cosine (a zero vector stays as is, as in hnswlib and Qdrant). */
-  private queryVector(vector: number[]): number[] {
-    if (this.distance !== 'cosine') return vector;
-    let sum = 0;
-    const n = vector.length;
-    for (let i = 0; i < n; i++) sum += vector[i] * vector[i];
-    const norm = Math.sqrt(sum);
-    // map, not a preallocated array: a packed array reads faster in the scan than a holey one.
-    return norm > 0 ? vector.map((x) => x / norm) : vector;
+  private exactScore(query: number[], stored: ArrayLike<number>): number {
+    if (this.distance === 'euclid') {
+      let sum = 0;
+      for (let i = 0; i < query.length; i++) {
+        const d = query[i] - stored[i];
+        sum += d * d;
+      }
+      return Math.sqrt(sum);
+    }
+    let dot = 0;
+    for (let i = 0; i < query.length; i++) dot += query[i] * stored[i];
+    return dot;
   }
 
   /** hnswlib distances are `1 - cos`, `1 - dot` and squared L2; scores are Qdrant's numbers. */
@@ -478,85 +474,45 @@ export class HnswCollection {
 }
 
 /*
- * The exact scan's scores, each a plain left-to-right sum (so every answer is the same to the bit
- * whichever path computes it). The float32 and plain-array variants exist so each loop stays
- * monomorphic: a Float32Array and a plain array read in one loop slow both. Loop bounds are read
- * once: V8 reloads a typed array's length on every iteration otherwise.
- *
- * A query from a hashing embedder (local-hash) is mostly zeros, and the scan then only visits its
- * non-zero components. That is the same sum to the bit: a zero component times a finite one adds
- * ±0, which leaves a running sum unchanged (and one starting at +0 never becomes -0). A stored
- * vector with a non-finite component (a float32 overflow) is summed in full, so that its 0 x
- * Infinity still gives the NaN it always did.
+ * A query from a hashing embedder (local-hash) is mostly zeros, and the exact scan then visits only
+ * its non-zero components. That is the same left-to-right sum as `exactScore`, to the bit: a zero
+ * component times a finite one adds ±0, which leaves a running sum unchanged (and one starting at
+ * +0 never becomes -0). A stored vector with a non-finite component (a float32 overflow) is summed
+ * in full, so that its 0 x Infinity still gives the NaN it always did.
  */
+
+/** Ascending indices of the non-zero components of `q` when they are few enough to pay for a scan of just them, else null. */
+function sparseSupport(q: number[]): Int32Array | null {
+  let count = 0;
+  const n = q.length;
+  for (let i = 0; i < n; i++) if (q[i] !== 0) count++;
+  if (count * 2 > n) return null;
+  const out = new Int32Array(count);
+  for (let i = 0, j = 0; i < n; i++) if (q[i] !== 0) out[j++] = i;
+  return out;
+}
+
+function sparseDot(q: number[], nonZero: Int32Array, s: ArrayLike<number>): number {
+  let dot = 0;
+  const n = nonZero.length;
+  for (let j = 0; j < n; j++) {
+    const i = nonZero[j];
+    dot += q[i] * s[i];
+  }
+  return dot;
+}
 
 function allFinite(v: ArrayLike<number>): boolean {
   for (let i = 0; i < v.length; i++) if (!Number.isFinite(v[i])) return false;
   return true;
 }
 
-/** Ascending indices of the non-zero components of `q` when they are few enough to pay for a scan of just them, else null. */
-function sparseSupport(q: number[]): Int32Array | null {
-  let count = 0;
-  for (let i = 0; i < q.length; i++) if (q[i] !== 0) count++;
-  if (count * 2 > q.length) return null;
-  const out = new Int32Array(count);
-  for (let i = 0, j = 0; i < q.length; i++) if (q[i] !== 0) out[j++] = i;
-  return out;
-}
-
-function sparseDotF32(q: number[], nonZero: Int32Array, s: Float32Array): number {
-  let dot = 0;
-  const n = nonZero.length;
-  for (let j = 0; j < n; j++) {
-    const i = nonZero[j];
-    dot += q[i] * s[i];
-  }
-  return dot;
-}
-
-function sparseDotArray(q: number[], nonZero: Int32Array, s: number[]): number {
-  let dot = 0;
-  const n = nonZero.length;
-  for (let j = 0; j < n; j++) {
-    const i = nonZero[j];
-    dot += q[i] * s[i];
-  }
-  return dot;
-}
-
-function dotF32(q: number[], s: Float32Array): number {
-  let dot = 0;
-  const n = q.length;
-  for (let i = 0; i < n; i++) dot += q[i] * s[i];
-  return dot;
-}
-
-function dotArray(q: number[], s: number[]): number {
-  let dot = 0;
-  const n = q.length;
-  for (let i = 0; i < n; i++) dot += q[i] * s[i];
-  return dot;
-}
-
-function euclidF32(q: number[], s: Float32Array): number {
+function normalize(v: number[]): number[] {
   let sum = 0;
-  const n = q.length;
-  for (let i = 0; i < n; i++) {
-    const d = q[i] - s[i];
-    sum += d * d;
-  }
-  return Math.sqrt(sum);
-}
-
-function euclidArray(q: number[], s: number[]): number {
-  let sum = 0;
-  const n = q.length;
-  for (let i = 0; i < n; i++) {
-    const d = q[i] - s[i];
-    sum += d * d;
-  }
-  return Math.sqrt(sum);
+  for (const x of v) sum += x * x;
+  const norm = Math.sqrt(sum);
+  // hnswlib leaves a zero vector as is (similarity 0 with everything), and so does Qdrant.
+  return norm > 0 ? v.map((x) => x / norm) : v;
 }
 
 /** Below this depth cloneJson recurses in JS; deeper subtrees go to structuredClone, which needs no JS stack. */

@@ -133,6 +133,19 @@ describe('EdgeCache', () => {
     expect(c.lookup('profiles', request('/api/v1/profiles/x'))).toBeDefined();
   });
 
+  it('drops a service\'s entries on its write without visiting other services\' entries', () => {
+    const c = cache(64 * 1024 * 1024);
+    for (let i = 0; i < 20_000; i++) fill(c, `/api/v1/pages/p${i}`, {}, '{}');
+    fill(c, '/api/v1/profiles/x', {}, '{}', PAGE, 'profiles');
+    const started = performance.now();
+    for (let i = 0; i < 1000; i++) c.wrote('POST', 'profiles', 201);
+    // A thousand writes to a service holding nothing: constant time each, not a pass over 20,000 entries.
+    expect(performance.now() - started).toBeLessThan(50);
+    expect(c.size).toBe(20_000);
+    c.wrote('PUT', 'i18n', 200);
+    expect(c.size).toBe(0);
+  });
+
   it('does not keep an answer whose upstream call began before a drop (a read racing a write)', () => {
     const c = cache();
     const req = request('/api/v1/pages/about');

@@ -82,6 +82,8 @@ export class EdgeCache {
   /** Every stored entry in insertion order, for dropping the oldest when over the byte bound. */
   private readonly order = new Set<Entry>();
   private readonly byTag = new Map<string, Set<Entry>>();
+  /** Entries per service: a write drops its service's entries without visiting the others'. */
+  private readonly byService = new Map<UpstreamService, Set<Entry>>();
   private bytes = 0;
   /** Moves on every drop: a read that started before it is not stored. */
   private generationValue = 0;
@@ -181,6 +183,9 @@ export class EdgeCache {
       if (!set) this.byTag.set(tag, (set = new Set()));
       set.add(entry);
     }
+    let own = this.byService.get(service);
+    if (!own) this.byService.set(service, (own = new Set()));
+    own.add(entry);
     this.bytes += body.length;
     for (const oldest of this.order) {
       if (this.bytes <= this.o.maxBytes) break;
@@ -192,7 +197,8 @@ export class EdgeCache {
   wrote(method: string | undefined, service: UpstreamService, status: number): void {
     if (!this.enabled || SAFE_METHODS.has(method ?? 'GET') || status >= 400) return;
     this.generationValue++;
-    for (const e of [...this.order]) if (e.service === service) this.remove(e);
+    const own = this.byService.get(service);
+    if (own) for (const e of [...own]) this.remove(e);
   }
 
   /** Drops every entry built from one of `tags`. */
@@ -223,6 +229,9 @@ export class EdgeCache {
       set.delete(e);
       if (set.size === 0) this.byTag.delete(tag);
     }
+    const own = this.byService.get(e.service);
+    own?.delete(e);
+    if (own?.size === 0) this.byService.delete(e.service);
   }
 }
 

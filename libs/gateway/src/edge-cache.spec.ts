@@ -16,6 +16,9 @@ function response(): ServerResponse & { written: { status?: number; headers: Rec
     setHeader(name: string, value: unknown) {
       written.headers[name.toLowerCase()] = value;
     },
+    removeHeader(name: string) {
+      delete written.headers[name.toLowerCase()];
+    },
     writeHead(status: number) {
       written.status = status;
     },
@@ -81,12 +84,24 @@ describe('EdgeCache', () => {
     const hit = c.lookup('i18n', request('/api/v1/pages/about'));
     expect(hit).toBeDefined();
     const res = response();
-    c.serve(hit!, res);
+    c.serve(hit!, request('/api/v1/pages/about'), res);
     expect(res.written.status).toBe(200);
     expect(res.written.body?.toString()).toBe('{"title":"About"}');
     expect(res.written.headers).toMatchObject({ 'content-type': 'application/json', vary: 'Accept-Language, Cookie', age: '1', 'content-length': 17 });
     expect(Object.keys(res.written.headers)).not.toEqual(expect.arrayContaining(['x-request-id']));
     expect(Object.keys(res.written.headers).filter((h) => h.startsWith('surrogate'))).toEqual([]);
+  });
+
+  it('answers 304 without a body when If-None-Match names the stored ETag', () => {
+    const c = cache();
+    fill(c, '/api/v1/pages/about', {}, '{"title":"About"}', { ...PAGE, etag: 'W/"11-abc"' });
+    const hit = c.lookup('i18n', request('/api/v1/pages/about'))!;
+    for (const [inm, status] of [['W/"11-abc"', 304], ['"other", "11-abc"', 304], ['*', 304], ['"other"', 200], ['', 200]] as const) {
+      const res = response();
+      c.serve(hit, request('/api/v1/pages/about', inm ? { 'if-none-match': inm } : {}), res);
+      expect({ inm, status: res.written.status, body: res.written.body?.toString() }).toEqual({ inm, status, body: status === 304 ? undefined : '{"title":"About"}' });
+      expect(res.written.headers.etag).toBe('W/"11-abc"');
+    }
   });
 
   it('keeps one entry per value of the headers the answer varies on, and per service', () => {

@@ -46,6 +46,17 @@ interface Entry {
   storedAt: number;
   expiresAt: number;
   tags: string[];
+  /** Its ETag without the weak prefix, for If-None-Match. */
+  etag?: string;
+}
+
+/** Whether an If-None-Match list names `etag` (weak comparison) or is `*`. */
+function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header.split(',').some((t) => {
+    const tag = t.trim();
+    return tag === '*' || tag.replace(/^W\//, '') === etag;
+  });
 }
 
 /** The answers stored for one URL: the request headers they vary on, and one entry per combination of their values. */
@@ -130,11 +141,21 @@ export class EdgeCache {
     return entry;
   }
 
-  /** Writes a stored answer (the response's own headers, request id and security headers, are already set). */
-  serve(entry: Entry, res: ServerResponse): void {
+  /**
+   * Writes a stored answer (the response's own headers, request id and security headers, are
+   * already set); 304 without a body when the request's `If-None-Match` names its ETag (weak
+   * comparison, RFC 9110 §13.1.2), as the service itself would answer.
+   */
+  serve(entry: Entry, req: IncomingMessage, res: ServerResponse): void {
     const age = Math.max(0, Math.floor((this.now() - entry.storedAt) / 1000));
     for (const [name, value] of entry.headers) res.setHeader(name, value);
     res.setHeader('age', String(age));
+    if (entry.etag !== undefined && matchesEtag(req.headers['if-none-match'], entry.etag)) {
+      res.removeHeader('content-type');
+      res.writeHead(304);
+      res.end();
+      return;
+    }
     res.setHeader('content-length', entry.body.length);
     res.writeHead(entry.status);
     res.end(entry.body);
@@ -175,7 +196,8 @@ export class EdgeCache {
     const headers: Array<[string, string | string[]]> = [];
     for (const [name, value] of Object.entries(upstream)) if (value !== undefined && !NOT_STORED.has(name)) headers.push([name, value]);
     const now = this.now();
-    const entry: Entry = { key, variantKey, service, status, headers, body, storedAt: now, expiresAt: now + s.maxAgeMs, tags: s.tags };
+    const etag = typeof upstream.etag === 'string' ? upstream.etag.replace(/^W\//, '') : undefined;
+    const entry: Entry = { key, variantKey, service, status, headers, body, storedAt: now, expiresAt: now + s.maxAgeMs, tags: s.tags, etag };
     variants.byValues.set(variantKey, entry);
     this.order.add(entry);
     for (const tag of entry.tags) {

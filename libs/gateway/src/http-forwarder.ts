@@ -115,7 +115,7 @@ export class HttpForwarder {
     if (cache?.accepts(req)) {
       const hit = EdgeCache.bypasses(req) ? undefined : cache.lookup(service, req);
       if (hit) {
-        cache.serve(hit, res);
+        cache.serve(hit, req, res);
         return;
       }
       x.cacheGeneration = cache.generation;

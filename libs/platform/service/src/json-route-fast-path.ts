@@ -220,9 +220,9 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   res.end(json);
 }
 
-/** Express's default (weak) ETag of a response body. */
-function weakEtag(body: string): string {
-  const hash = createHash('sha1').update(body, 'utf8').digest('base64').substring(0, 27);
+/** Express's default (weak) ETag of a response body, for answers written before Express that must carry the same one. */
+export function weakEtag(body: string | Buffer): string {
+  const hash = (typeof body === 'string' ? createHash('sha1').update(body, 'utf8') : createHash('sha1').update(body)).digest('base64').substring(0, 27);
   return `W/"${Buffer.byteLength(body).toString(16)}-${hash}"`;
 }
 

@@ -3,7 +3,8 @@ import { PinoLogger } from 'nestjs-pino';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HTTP_METRICS, type HttpMetricsMiddleware } from '@flowplane/platform/health';
 import { defaultLocaleFromEnv, frameAncestorsFromEnv, requestIdOf, resolveRequestLocale, securityHeaderList } from '@flowplane/platform/http';
-import type { ServiceContext } from '@flowplane/platform/service';
+import fresh from 'fresh';
+import { type ServiceContext, weakEtag } from '@flowplane/platform/service';
 import { I18nConfig } from '../../i18n.config';
 import { SLUG_MAX, SLUG_PATTERN } from '../domain/content.entity';
 import { pageSurrogateHeaders, PublicPageCache } from '../use-cases/public-page.cache';
@@ -48,17 +49,26 @@ export function pageFastPath(app: INestApplication, ctx: ServiceContext): (req: 
     res.setHeader('X-Request-Id', requestId);
     for (const [name, value] of security) res.setHeader(name, value);
     const bytes = (hit.bytes ??= Buffer.from(JSON.stringify(hit.page)));
-    res.statusCode = 200;
-    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    const etag = (hit.etag ??= weakEtag(bytes));
     res.setHeader('Content-Language', hit.contentLocale);
     res.setHeader('Vary', 'Accept-Language, Cookie');
     for (const [name, value] of (hit.surrogate ??= pageSurrogateHeaders(hit.page.slug))) res.setHeader(name, value);
-    res.setHeader('Content-Length', bytes.length);
-    res.end(bytes);
+    res.setHeader('ETag', etag);
+    // As Express's res.send: a revalidation naming the current ETag gets 304 without a body.
+    if (fresh(req.headers, { etag })) {
+      res.statusCode = 304;
+      res.end();
+    } else {
+      res.statusCode = 200;
+      res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      res.setHeader('Content-Length', bytes.length);
+      res.end(bytes);
+    }
+    const status = res.statusCode;
     const log = PinoLogger.root;
     if (log?.isLevelEnabled('info')) {
       const ms = Math.round(Number(process.hrtime.bigint() - started) / 1e6);
-      log.info({ service: ctx.name, requestId, method: 'GET', path: METRICS_ROUTE, status: 200, ms }, `GET ${METRICS_ROUTE} 200 ${ms}ms`);
+      log.info({ service: ctx.name, requestId, method: 'GET', path: METRICS_ROUTE, status, ms }, `GET ${METRICS_ROUTE} ${status} ${ms}ms`);
     }
     return true;
   };

@@ -9,6 +9,8 @@ export interface RenderedPage {
   bytes?: Buffer;
   /** Rendered with the settings read (not left verbatim for a failed read): shared caches may keep it. */
   shareable?: boolean;
+  /** Express's weak ETag of `bytes`, built on first use by the fast path. */
+  etag?: string;
   /** Its `pageSurrogateHeaders`, built on first use by the fast path. */
   surrogate?: Array<[string, string]>;
 }

@@ -217,23 +217,29 @@ export function eventBusContract(createBus: () => Promise<EventBus>, options: Ev
       const topic = unique('share');
       const groupId = unique('g');
       const seen = { a: [] as number[], b: [] as number[] };
-      await subscribe<{ n: number }>(
+      const subA = await subscribe<{ n: number }>(
         bus,
         [topic],
         { groupId, fromBeginning: true },
         async (e) => void seen.a.push(e.data.n),
       );
-      await subscribe<{ n: number }>(
+      const subB = await subscribe<{ n: number }>(
         bus,
         [topic],
         { groupId, fromBeginning: true },
         async (e) => void seen.b.push(e.data.n),
       );
+      const rejoins = () => (subA.rebalances ?? 0) + (subB.rebalances ?? 0);
+      const settled = rejoins();
       await Promise.all(Array.from({ length: 40 }, (_, n) => bus.publish(topic, { n }, { key: `key-${n}` })));
-      await waitFor('40 deliveries', () => seen.a.length + seen.b.length >= 40, T);
+      await waitFor('40 deliveries', () => new Set([...seen.a, ...seen.b]).size >= 40, T);
       await sleep(quietMs);
       const all = [...seen.a, ...seen.b].sort((x, y) => x - y);
-      expect(all).toEqual(Array.from({ length: 40 }, (_, n) => n));
+      // Once overall while the group stays as it was. A rebalance during the batch (a member missing
+      // its heartbeats on a loaded machine) redelivers what was not committed yet: at-least-once, so
+      // then every event still arrives and only repeats are allowed.
+      if (rejoins() === settled) expect(all).toEqual(Array.from({ length: 40 }, (_, n) => n));
+      else expect([...new Set(all)]).toEqual(Array.from({ length: 40 }, (_, n) => n));
       expect(seen.a.length).toBeGreaterThan(0);
       expect(seen.b.length).toBeGreaterThan(0);
     },

@@ -7,13 +7,16 @@ import { call, json, testEnv, token, until } from '../support/http';
  * by the gateway itself once read (an `Age` header says so), and every way a page can change shows
  * on the next read without waiting for the entry to expire.
  */
+const ADMIN_ORIGIN = 'https://admin.example.com';
+
 describe('gateway cache of public pages', () => {
   let platform: Standalone;
   let api: string;
   let admin: string;
 
   beforeAll(async () => {
-    platform = await startStandalone({ env: testEnv() });
+    // A listed origin: CORS answers it by name, so answers vary on Origin as well.
+    platform = await startStandalone({ env: testEnv({ GATEWAY_CORS_ORIGINS: ADMIN_ORIGIN }) });
     api = `${platform.url}/api/v1`;
     admin = await token('alice', ['admin:access']);
     const put = await call(`${api}/admin/content/pages/edge-about`, { method: 'PUT', bearer: admin, ...json({ title: { en: 'About [[ site.name ]]', pl: 'O [[ site.name ]]' }, body: { en: '<p>First</p>', pl: '<p>Pierwsza</p>' } }) });
@@ -90,6 +93,17 @@ describe('gateway cache of public pages', () => {
     });
     expect(conditional).toBe(304);
     expect((await revalidate('W/"stale"')).status).toBe(200);
+  });
+
+  it('keeps the Vary of CORS beside the page\'s own, proxied and from the cache', async () => {
+    const headers = { origin: ADMIN_ORIGIN };
+    const proxied = await read('/pages/edge-about?lang=en', { ...headers, 'cache-control': 'no-cache' });
+    const cached = await read('/pages/edge-about?lang=en', headers);
+    expect(cached.headers.get('age')).not.toBeNull();
+    for (const r of [proxied, cached]) {
+      expect(r.headers.get('access-control-allow-origin')).toBe(ADMIN_ORIGIN);
+      expect(r.headers.get('vary')).toBe('Origin, Accept-Language, Cookie');
+    }
   });
 
   it('keeps the languages apart', async () => {

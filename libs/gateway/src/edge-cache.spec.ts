@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { EdgeCache, surrogateMaxAgeMs, TeeToCache } from './edge-cache';
 import { tagsOfEvent } from './edge-cache-purger';
+import { mergeVary } from './forwarded-headers';
 
 function request(url: string, headers: Record<string, string> = {}, method = 'GET'): IncomingMessage {
   return { url, method, headers } as unknown as IncomingMessage;
@@ -15,6 +16,9 @@ function response(): ServerResponse & { written: { status?: number; headers: Rec
     destroyed: false,
     setHeader(name: string, value: unknown) {
       written.headers[name.toLowerCase()] = value;
+    },
+    getHeader(name: string) {
+      return written.headers[name.toLowerCase()];
     },
     removeHeader(name: string) {
       delete written.headers[name.toLowerCase()];
@@ -204,6 +208,16 @@ describe('EdgeCache', () => {
     expect(tagsOfEvent('settings.updated', { module: 'site', keys: ['name'] })).toEqual(['settings']);
     expect(tagsOfEvent('content.page.changed', {})).toBe('all');
     expect(tagsOfEvent('flow.published', {})).toEqual([]);
+  });
+});
+
+describe('mergeVary', () => {
+  it('joins the gateway\'s Vary and the upstream\'s, each field once, the gateway\'s first', () => {
+    expect(mergeVary('Origin', 'Accept-Language, Cookie')).toBe('Origin, Accept-Language, Cookie');
+    expect(mergeVary('Origin', 'origin, Cookie')).toBe('Origin, Cookie');
+    expect(mergeVary(undefined, 'Cookie')).toBe('Cookie');
+    expect(mergeVary(['Origin', 'Accept-Encoding'], ['Cookie'])).toBe('Origin, Accept-Encoding, Cookie');
+    expect(mergeVary(undefined, undefined)).toBeUndefined();
   });
 });
 

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { Writable } from 'node:stream';
-import { HOP_BY_HOP } from './forwarded-headers';
+import { HOP_BY_HOP, mergeVary } from './forwarded-headers';
 import type { UpstreamService } from './gateway.env';
 
 /**
@@ -148,7 +148,7 @@ export class EdgeCache {
    */
   serve(entry: Entry, req: IncomingMessage, res: ServerResponse): void {
     const age = Math.max(0, Math.floor((this.now() - entry.storedAt) / 1000));
-    for (const [name, value] of entry.headers) res.setHeader(name, value);
+    for (const [name, value] of entry.headers) res.setHeader(name, name === 'vary' ? mergeVary(res.getHeader('vary'), value)! : value);
     res.setHeader('age', String(age));
     if (entry.etag !== undefined && matchesEtag(req.headers['if-none-match'], entry.etag)) {
       res.removeHeader('content-type');

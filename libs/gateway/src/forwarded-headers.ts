@@ -19,3 +19,25 @@ export function forwardedRequestHeaders(req: IncomingMessage, keepHost: boolean)
   out['x-forwarded-proto'] = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
   return out;
 }
+
+/**
+ * One `Vary` from the gateway's own (CORS adds `Origin` for a listed origin) and the upstream's:
+ * each field once, the gateway's first. Taking either alone would let a cache in front serve one
+ * origin's CORS answer, or one language's page, to another.
+ */
+export function mergeVary(own: number | string | readonly string[] | undefined, upstream: string | readonly string[] | undefined): string | undefined {
+  const fields: string[] = [];
+  const seen = new Set<string>();
+  for (const v of [own, upstream]) {
+    if (v === undefined) continue;
+    const text = Array.isArray(v) ? v.join(',') : String(v);
+    for (const f of text.split(',')) {
+      const field = f.trim();
+      if (field && !seen.has(field.toLowerCase())) {
+        seen.add(field.toLowerCase());
+        fields.push(field);
+      }
+    }
+  }
+  return fields.length ? fields.join(', ') : undefined;
+}

@@ -7,7 +7,7 @@ import { errorBody, isJsonContentType, JsonDepthScanner } from '@flowplane/platf
 import { Admission, callerKey, isEventStream, isRefusal, type Refusal, type Release, wantsEventStream } from './admission';
 import { type BodyFailure, BodyMeter } from './body-meter';
 import { EdgeCache, TeeToCache } from './edge-cache';
-import { forwardedRequestHeaders, HOP_BY_HOP } from './forwarded-headers';
+import { forwardedRequestHeaders, HOP_BY_HOP, mergeVary } from './forwarded-headers';
 import type { UpstreamService } from './gateway.env';
 
 /** Connection, stream and body limits of the HTTP path (defaults as in GatewayEnv). */
@@ -245,7 +245,10 @@ export class HttpForwarder {
         const cache = this.o.cache;
         // A write is taken as done once its answer starts: what the cache holds of that service goes first.
         cache?.wrote(req.method, service, statusCode);
-        res.writeHead(statusCode, responseHeaders(upstream));
+        const headers = responseHeaders(upstream);
+        const own = res.getHeader('vary');
+        if (own !== undefined && headers.vary !== undefined) headers.vary = mergeVary(own, headers.vary)!;
+        res.writeHead(statusCode, headers);
         const generation = x.cacheGeneration;
         const storable = generation === undefined ? undefined : cache?.storable(statusCode, upstream);
         if (!storable) return res;

@@ -6,7 +6,7 @@ import { fragmentUnits, fragmentUnitText, unitStates } from '../../lib/content-s
 import { href, Link, useRoute } from '../../router';
 import { ErrorNotice, formatTime, Loading, PageTitle } from '../../ui';
 import { sourceLocaleOf, useLocales } from '../catalog/shared';
-import { ContentTabs, type FragmentView, type RunReport, RunSummary, stateLabel } from './shared';
+import { ContentTabs, type FragmentView, type RunReport, RunSummary, UnitStatesTable } from './shared';
 
 /** One fragment: its JSON (localized leaves as {"_i18n": {...}} markers), flags, the state of every marked leaf. */
 export default function FragmentEditor({ fragmentKey }: { fragmentKey: string }) {
@@ -101,35 +101,7 @@ export default function FragmentEditor({ fragmentKey }: { fragmentKey: string })
       </form>
       <ErrorNotice error={translate.error} />
       {translate.data ? <RunSummary report={translate.data} /> : null}
-      {states.length ? (
-        <table className="units">
-          <caption>{$t('content.unitsCaption', 'Translation state per unit')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{$t('content.unit', 'Unit')}</th>
-              {codes.map((c) => (
-                <th key={c} scope="col">
-                  {c}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {states.map((u) => (
-              <tr key={u.unit}>
-                <th scope="row">
-                  <code>{u.unit}</code>
-                </th>
-                {codes.map((c) => (
-                  <td key={c} className={`unit-${u.states[c]}`}>
-                    {stateLabel(u.states[c])}
-                  </td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
+      {states.length ? <UnitStatesTable states={states} codes={codes} /> : null}
     </>
   );
 }

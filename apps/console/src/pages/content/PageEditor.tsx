@@ -6,7 +6,7 @@ import { pageUnitText, unitStates } from '../../lib/content-state';
 import { href, Link, useRoute } from '../../router';
 import { ErrorNotice, fieldError, formatTime, Loading, PageTitle } from '../../ui';
 import { sourceLocaleOf, useLocales } from '../catalog/shared';
-import { ContentTabs, type PageView, type RunReport, RunSummary, stateLabel } from './shared';
+import { ContentTabs, type PageView, type RunReport, RunSummary, UnitStatesTable } from './shared';
 
 type Draft = { title: Record<string, string>; body: Record<string, string>; seoTitle: Record<string, string>; seoDescription: Record<string, string>; translationReady: boolean; reviewRequired: boolean; retranslate: boolean };
 
@@ -149,35 +149,7 @@ export default function PageEditor({ slug }: { slug: string }) {
       </form>
       <ErrorNotice error={translate.error} />
       {translate.data ? <RunSummary report={translate.data} /> : null}
-      {p ? (
-        <table className="units">
-          <caption>{$t('content.unitsCaption', 'Translation state per unit')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{$t('content.unit', 'Unit')}</th>
-              {codes.map((c) => (
-                <th key={c} scope="col">
-                  {c}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {states.map((u) => (
-              <tr key={u.unit}>
-                <th scope="row">
-                  <code>{u.unit}</code>
-                </th>
-                {codes.map((c) => (
-                  <td key={c} className={`unit-${u.states[c]}`} data-unit={u.unit} data-locale={c}>
-                    {stateLabel(u.states[c])}
-                  </td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
+      {p ? <UnitStatesTable states={states} codes={codes} /> : null}
       {p?.translation.pending.length ? (
         <p>
           <Link to={href(['content', 'review'])}>{$t('content.pendingLink', '{count} translations wait for review', { count: p.translation.pending.length })}</Link>

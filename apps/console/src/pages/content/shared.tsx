@@ -62,6 +62,39 @@ export function reasonLabel(r: RunReport['reason']): string {
   }
 }
 
+/** Translation state of every unit (rows) in every locale (columns) of a page or fragment. */
+export function UnitStatesTable({ states, codes }: { states: Array<{ unit: string; states: Record<string, UnitState> }>; codes: string[] }) {
+  return (
+    <table className="units">
+      <caption>{$t('content.unitsCaption', 'Translation state per unit')}</caption>
+      <thead>
+        <tr>
+          <th scope="col">{$t('content.unit', 'Unit')}</th>
+          {codes.map((c) => (
+            <th key={c} scope="col">
+              {c}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {states.map((u) => (
+          <tr key={u.unit}>
+            <th scope="row">
+              <code>{u.unit}</code>
+            </th>
+            {codes.map((c) => (
+              <td key={c} className={`unit-${u.states[c]}`} data-unit={u.unit} data-locale={c}>
+                {stateLabel(u.states[c])}
+              </td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
 /** One line saying what a translation run did. */
 export function RunSummary({ report }: { report: RunReport }) {
   return (

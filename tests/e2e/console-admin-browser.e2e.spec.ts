@@ -1,11 +1,9 @@
-import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describeIntegration } from '@flowplane/platform/testing';
-import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
-import { call, json, testEnv, token } from '../support/http';
-import { axeViolations, launchChromium, NO_CHROMIUM } from '../support/browser';
+import type { Standalone } from '../../apps/standalone/src/standalone';
+import { call, json, token } from '../support/http';
+import { axeViolations, CONSOLE_SHOTS, NO_CHROMIUM, startConsoleRig } from '../support/browser';
 
 /**
  * The admin console's deployments, profiles and module settings in Chromium, served by the
@@ -16,8 +14,7 @@ import { axeViolations, launchChromium, NO_CHROMIUM } from '../support/browser';
  * locale and its override cleared. axe-core on every page. Screenshots: artifacts/browser/console/.
  */
 
-const ROOT = resolve(__dirname, '../..');
-const SHOTS = join(ROOT, 'artifacts/browser/console');
+const SHOTS = CONSOLE_SHOTS;
 const MASK = '\u2022'.repeat(8);
 
 describeIntegration('admin console deployments, profiles and settings in Chromium', NO_CHROMIUM, { requiredInCi: true }, () => {
@@ -43,13 +40,7 @@ describeIntegration('admin console deployments, profiles and settings in Chromiu
   });
 
   beforeAll(async () => {
-    execFileSync(process.execPath, ['tools/build.mjs', '--quiet'], { cwd: ROOT, stdio: 'inherit' });
-    mkdirSync(SHOTS, { recursive: true });
-    platform = await startStandalone({ env: testEnv() });
-    api = `${platform.url}/api/v1`;
-    base = `${platform.url}/console/`;
-    admin = await token('alice', ['admin:access', 'profiles:*']);
-    browser = await launchChromium();
+    ({ platform, api, base, admin, browser } = await startConsoleRig(['admin:access', 'profiles:*']));
     // Two published flows to split a route between, as the README builds them.
     for (const [id, text] of [
       ['greeter-a', 'Hello, {{input.body.customer}}!'],

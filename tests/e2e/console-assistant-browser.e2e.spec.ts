@@ -1,11 +1,9 @@
-import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describeIntegration } from '@flowplane/platform/testing';
-import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
-import { call, json, testEnv, token, until } from '../support/http';
-import { axeViolations, launchChromium, NO_CHROMIUM } from '../support/browser';
+import type { Standalone } from '../../apps/standalone/src/standalone';
+import { call, json, token, until } from '../support/http';
+import { axeViolations, CONSOLE_SHOTS, NO_CHROMIUM, startConsoleRig } from '../support/browser';
 
 /**
  * The admin console's assistant and operations areas in Chromium, served by the gateway at
@@ -17,8 +15,7 @@ import { axeViolations, launchChromium, NO_CHROMIUM } from '../support/browser';
  * artifacts/browser/console/<area>-<state>.png.
  */
 
-const ROOT = resolve(__dirname, '../..');
-const SHOTS = join(ROOT, 'artifacts/browser/console');
+const SHOTS = CONSOLE_SHOTS;
 
 describeIntegration('admin console assistant and operations areas in Chromium', NO_CHROMIUM, { requiredInCi: true }, () => {
   let browser: Browser;
@@ -31,13 +28,7 @@ describeIntegration('admin console assistant and operations areas in Chromium', 
   const errors: string[] = [];
 
   beforeAll(async () => {
-    execFileSync(process.execPath, ['tools/build.mjs', '--quiet'], { cwd: ROOT, stdio: 'inherit' });
-    mkdirSync(SHOTS, { recursive: true });
-    platform = await startStandalone({ env: testEnv() });
-    api = `${platform.url}/api/v1`;
-    base = `${platform.url}/console/`;
-    admin = await token('alice', ['admin:access']);
-    browser = await launchChromium();
+    ({ platform, api, base, admin, browser } = await startConsoleRig());
     // Two chats on the default template (one model call each on the local provider, recorded in the usage ledger).
     for (const message of ['Where is my parcel?', 'Do you ship abroad?']) {
       const sent = await call(`${api}/assistant/messages`, { method: 'POST', ...json({ message }) });

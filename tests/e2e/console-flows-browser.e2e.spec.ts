@@ -1,11 +1,9 @@
-import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describeIntegration } from '@flowplane/platform/testing';
-import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
-import { call, json, testEnv, token } from '../support/http';
-import { axeViolations, launchChromium, NO_CHROMIUM } from '../support/browser';
+import type { Standalone } from '../../apps/standalone/src/standalone';
+import { call, json, token } from '../support/http';
+import { axeViolations, CONSOLE_SHOTS, NO_CHROMIUM, startConsoleRig } from '../support/browser';
 
 /**
  * The admin console's flow work in Chromium, served by the gateway at /console/ under its CSP,
@@ -15,8 +13,7 @@ import { axeViolations, launchChromium, NO_CHROMIUM } from '../support/browser';
  * Screenshots: artifacts/browser/console/<page>.png.
  */
 
-const ROOT = resolve(__dirname, '../..');
-const SHOTS = join(ROOT, 'artifacts/browser/console');
+const SHOTS = CONSOLE_SHOTS;
 
 interface Dom {
   axe: { run(c: unknown, o: unknown): Promise<{ violations: Array<{ id: string; nodes: Array<{ target: unknown }> }> }> };
@@ -34,14 +31,7 @@ describeIntegration('admin console flows, canvas and runs in Chromium', NO_CHROM
   const errors: string[] = [];
 
   beforeAll(async () => {
-    // The console comes from the build (npm start and npm test run it first); a direct jest run builds it here.
-    execFileSync(process.execPath, ['tools/build.mjs', '--quiet'], { cwd: ROOT, stdio: 'inherit' });
-    mkdirSync(SHOTS, { recursive: true });
-    platform = await startStandalone({ env: testEnv() });
-    api = `${platform.url}/api/v1`;
-    base = `${platform.url}/console/`;
-    admin = await token('alice', ['admin:access']);
-    browser = await launchChromium();
+    ({ platform, api, base, admin, browser } = await startConsoleRig());
     // A published flow from the echo template, as the README builds it.
     expect((await call(`${api}/flows`, { method: 'POST', bearer: admin, ...json({ id: 'hello', name: 'Hello' }) })).status).toBe(201);
     const echo = await call(`${api}/flows/templates/flow/echo?format=ir`, { bearer: admin });

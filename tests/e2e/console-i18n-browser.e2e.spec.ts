@@ -1,13 +1,11 @@
-import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describeIntegration } from '@flowplane/platform/testing';
-import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
+import type { Standalone } from '../../apps/standalone/src/standalone';
 import { fingerprint } from '../../libs/i18n/src/coverage/fingerprint';
 import { TranslationRepository } from '../../libs/i18n/src/translations/persistence/translation.repository';
-import { call, json, testEnv, token } from '../support/http';
-import { axeViolations, launchChromium, NO_CHROMIUM } from '../support/browser';
+import { call, json } from '../support/http';
+import { axeViolations, CONSOLE_SHOTS, NO_CHROMIUM, startConsoleRig } from '../support/browser';
 
 /**
  * The console's Languages and Content areas in Chromium, served by the gateway at /console/ under
@@ -18,8 +16,7 @@ import { axeViolations, launchChromium, NO_CHROMIUM } from '../support/browser';
  * axe-core on every page; screenshots: artifacts/browser/console/languages-*.png and content-*.png.
  */
 
-const ROOT = resolve(__dirname, '../..');
-const SHOTS = join(ROOT, 'artifacts/browser/console');
+const SHOTS = CONSOLE_SHOTS;
 
 describeIntegration('admin console languages and content in Chromium', NO_CHROMIUM, { requiredInCi: true }, () => {
   let browser: Browser;
@@ -33,14 +30,8 @@ describeIntegration('admin console languages and content in Chromium', NO_CHROMI
   const blockedScripts: string[] = [];
 
   beforeAll(async () => {
-    execFileSync(process.execPath, ['tools/build.mjs', '--quiet'], { cwd: ROOT, stdio: 'inherit' });
-    mkdirSync(SHOTS, { recursive: true });
-    platform = await startStandalone({ env: testEnv() });
-    api = `${platform.url}/api/v1`;
-    base = `${platform.url}/console/`;
-    admin = await token('alice', ['admin:access']);
+    ({ platform, api, base, admin, browser } = await startConsoleRig());
     repository = platform.services.find((s) => s.name === 'i18n')!.app.get(TranslationRepository);
-    browser = await launchChromium();
   }, 90_000);
 
   afterAll(async () => {

@@ -1,6 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { hasFile } from '@flowplane/platform/testing';
+import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
+import { testEnv, token } from './http';
 
 /** Debian's Chromium (what CI installs); CHROMIUM_PATH points elsewhere. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -31,4 +35,32 @@ export async function axeViolations(page: Page): Promise<string[]> {
     const r = await g.axe.run(g.document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
     return r.violations.map((v) => `${v.id}: ${JSON.stringify(v.nodes.map((n) => n.target))}`);
   });
+}
+
+const ROOT = resolve(__dirname, '../..');
+
+/** Where the console's browser suites save their screenshots. */
+export const CONSOLE_SHOTS = join(ROOT, 'artifacts/browser/console');
+
+/** What every console browser suite starts from. */
+export interface ConsoleRig {
+  platform: Standalone;
+  /** The gateway's `/api/v1`. */
+  api: string;
+  /** The console's root, `/console/`. */
+  base: string;
+  /** A token of `alice` with `perms`. */
+  admin: string;
+  browser: Browser;
+}
+
+/**
+ * The built console (npm start and npm test build it first; a direct jest run builds it here), the
+ * screenshot folder, a platform on `npm start` defaults, an admin token and headless Chromium.
+ */
+export async function startConsoleRig(perms: string[] = ['admin:access']): Promise<ConsoleRig> {
+  execFileSync(process.execPath, ['tools/build.mjs', '--quiet'], { cwd: ROOT, stdio: 'inherit' });
+  mkdirSync(CONSOLE_SHOTS, { recursive: true });
+  const platform = await startStandalone({ env: testEnv() });
+  return { platform, api: `${platform.url}/api/v1`, base: `${platform.url}/console/`, admin: await token('alice', perms), browser: await launchChromium() };
 }

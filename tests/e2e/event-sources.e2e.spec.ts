@@ -106,4 +106,26 @@ describe('event-source flows', () => {
     expect(state.lastError).toContain('downstream system refused the job');
     await dlq.stop();
   });
+
+  it('shows the runs a subscription waits for, and since when, so a run that does not end is visible', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const registry = platform.services.find((s) => s.name === 'flow-runtime')!.app.get<NodeRegistry>(NODE_REGISTRY);
+    registry.define({ id: 'test/waits', name: 'Waits', kind: 'action', inputs: [{ port: 'in' }], outputs: [{ port: 'out' }] }, async () => {
+      await gate;
+      return { port: 'out', packet: {} };
+    });
+    await publish('slow-job', eventFlow('jobs.slow', 'slow-job-flow', { action_ref: 'test/waits' }));
+    const subs = async () => (await call(`${api}/flows/slow-job/subscriptions`, { bearer: admin })).body[0];
+    await until(subs, (s: { state: string }) => s?.state === 'active');
+    const before = Date.now();
+    await platform.bus.publish('jobs.slow', { job: 1 }, { key: 'j1' });
+    const waiting = await until(subs, (s: { running?: number }) => s.running === 1, 5000);
+    expect(Date.parse(waiting.runningSince)).toBeGreaterThanOrEqual(before - 1000);
+    expect(waiting.processed).toBe(0);
+    release();
+    const done = await until(subs, (s: { processed: number }) => s.processed === 1, 5000);
+    expect(done.running).toBe(0);
+    expect(done.runningSince).toBeUndefined();
+  });
 });

@@ -1,4 +1,5 @@
-// Full-size run of the faults tier: `npm run faults -- --events 10000 --kills 20 [--poison 40] [--seed 7]`.
+// Full-size run of the faults tier: `npm run faults -- --events 10000 --kills 20 [--poison 40] [--seed 7] [--verbose]`.
+// --verbose passes the split processes' own output through (their logs around a kill).
 // Runs tests/tiers/faults.tier.spec.ts alone with those sizes and REQUIRE_INTEGRATION=1 (the Kafka
 // mock broker must be built: npm run kafka-mock:build); the figures are printed at the end.
 import { spawnSync } from 'node:child_process';
@@ -13,10 +14,11 @@ const { values } = parseArgs({
     kills: { type: 'string', default: '20' },
     poison: { type: 'string' },
     seed: { type: 'string' },
+    verbose: { type: 'boolean', default: false },
   },
 });
 for (const [name, value] of Object.entries(values)) {
-  if (value !== undefined && !/^\d+$/.test(value)) {
+  if (typeof value === 'string' && !/^\d+$/.test(value)) {
     console.error(`--${name} must be a whole number, got ${JSON.stringify(value)}`);
     process.exit(2);
   }
@@ -24,6 +26,7 @@ for (const [name, value] of Object.entries(values)) {
 const env = { ...process.env, REQUIRE_INTEGRATION: '1', FAULTS_EVENTS: values.events, FAULTS_KILLS: values.kills };
 if (values.poison) env.FAULTS_POISON = values.poison;
 if (values.seed) env.FAULTS_SEED = values.seed;
+if (values.verbose) env.FAULTS_VERBOSE = '1';
 const jest = path.join(root, 'node_modules', 'jest', 'bin', 'jest.js');
 const run = spawnSync(process.execPath, [jest, '--runTestsByPath', 'tests/tiers/faults.tier.spec.ts'], { cwd: root, env, stdio: 'inherit' });
 process.exit(run.status ?? 1);

@@ -152,6 +152,7 @@ describeIntegration('tier 4: faults in split mode (SIGKILLed flow-runtime replic
       },
       startTimeoutMs: 90_000,
       startAttempts: 2,
+      inheritOutput: process.env.FAULTS_VERBOSE === '1',
     });
     admin = await token('faults-admin', ['admin:access', 'profiles:*'], { superuser: true });
     api = `${platform.gatewayUrl}/api/v1`;

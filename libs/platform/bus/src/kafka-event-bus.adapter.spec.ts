@@ -162,5 +162,32 @@ describeIntegration(
       await waitFor('the first member to rejoin again', () => first.rebalances! > before, 20_000);
       expect(second.rebalances).toBe(0);
     }, 60_000);
+
+    it('commits where every partition starts before subscribe() resolves, so a member that stalls leaves nothing for the next owner to skip', async () => {
+      const topic = `positioned.${Date.now()}`;
+      const groupId = `g-positioned-${Date.now()}`;
+      const admin = raw().admin();
+      await admin.connect();
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const seen = new Set<number>();
+      try {
+        // A slow fetch loop: a start position left for it to commit later would still be missing.
+        await newBus({ maxWaitTimeInMs: 1000 }).subscribe<{ n: number }>([topic], { groupId }, async () => gate);
+        const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+        expect(committed.partitions.map((p) => Number(p.offset) >= 0)).toEqual([true, true, true, true]);
+        // A second member joins; the first one stalls on its first event, stops heartbeating and is
+        // dropped. Its partitions move to the second member, which must run every event published
+        // since, starting from the committed start rather than from a later log end.
+        await newBus().subscribe<{ n: number }>([topic], { groupId }, async (e) => void seen.add(e.data.n));
+        const publisher = newBus();
+        for (let n = 0; n < 24; n++) await publisher.publish(topic, { n }, { key: `k${n}` });
+        await waitFor('every event to reach the member left', () => seen.size === 24, 45_000);
+      } finally {
+        release();
+        await admin.disconnect();
+      }
+      expect([...seen].sort((a, b) => a - b)).toEqual(Array.from({ length: 24 }, (_, n) => n));
+    }, 90_000);
   },
 );

@@ -96,6 +96,9 @@ const consoleLogger: BusLogger = {
   error: (m, meta) => console.error(m, meta ?? ''),
 };
 
+/** Tries of one join's positioning before kafkajs' in-memory defaults are left to apply. */
+const POSITION_ATTEMPTS = 5;
+
 /**
  * EventBus over Kafka (kafkajs 2.2): CloudEvents in binary content mode (`ce_*` headers, JSON
  * value, key = aggregate id), one consumer per subscription committing only offsets whose
@@ -219,37 +222,51 @@ export class KafkaEventBus implements EventBus {
     // kafkajs resolves an uncommitted partition's start (earliest/latest) in memory only, again
     // after every rebalance or restart, so events published between a new group's first join and
     // its first commit could be skipped by the next owner. Instead, on every join we pause the
-    // assigned partitions, seek the uncommitted ones to the log end (or start) and thereby COMMIT
-    // that position (seek commits under autoCommit), then resume. subscribe() resolves after the
-    // first such positioning: an event published after it is never skipped.
+    // assigned partitions, COMMIT the log end (or start) of those the group has never committed,
+    // and only then resume. The commit must be confirmed: one that a rebalance rejects is tried
+    // again by the next join, and a partition left uncommitted would make a later owner start at a
+    // later log end, past events nobody ran. subscribe() resolves after the first confirmed
+    // positioning: an event published after it is never skipped.
     const admin = await this.getAdmin();
     let lastCrash: unknown;
     let crashes = 0;
     let positioned!: () => void;
     const ready = new Promise<void>((resolve) => (positioned = resolve));
     consumer.on(consumer.events.GROUP_JOIN, (e) => {
-      joins++;
+      const generation = ++joins;
       crashes = 0;
       const assigned = Object.entries(e.payload.memberAssignment)
         .filter(([, partitions]) => partitions.length > 0)
         .map(([topic, partitions]) => ({ topic, partitions }));
       if (assigned.length) consumer.pause(assigned);
-      void this.position(consumer, admin, options.groupId, assigned, options.fromBeginning === true)
-        .catch((error: unknown) =>
-          this.logger.warn('positioning new partitions failed; kafkajs defaults apply', {
-            groupId: options.groupId,
-            error: describeError(error),
-          }),
-        )
-        .finally(() => {
-          if (abort.signal.aborted) return;
+      const current = () => generation === joins && !abort.signal.aborted;
+      void (async () => {
+        for (let attempt = 1; ; attempt++) {
           try {
-            if (assigned.length) consumer.resume(assigned);
-          } catch {
-            // The consumer crashed meanwhile; its restart joins (and positions) again.
+            await this.position(consumer, admin, options.groupId, assigned, options.fromBeginning === true);
+            break;
+          } catch (error) {
+            // A newer join owns the assignment now, and positions it itself.
+            if (!current()) return;
+            if (attempt >= POSITION_ATTEMPTS) {
+              this.logger.warn('positioning new partitions failed; kafkajs defaults apply', {
+                groupId: options.groupId,
+                error: describeError(error),
+              });
+              break;
+            }
+            await sleep(100 * 2 ** attempt).catch(() => undefined);
+            if (!current()) return;
           }
-          positioned();
-        });
+        }
+        if (!current()) return;
+        try {
+          if (assigned.length) consumer.resume(assigned);
+        } catch {
+          // The consumer crashed meanwhile; its restart joins (and positions) again.
+        }
+        positioned();
+      })();
     });
 
     // kafkajs restarts a consumer only after retriable errors; after any other crash it stays
@@ -359,7 +376,12 @@ export class KafkaEventBus implements EventBus {
     await Promise.allSettled([producer?.then((p) => p.disconnect()), admin?.then((a) => a.disconnect())]);
   }
 
-  /** Seeks (and so commits) every assigned partition the group has no committed offset for. */
+  /**
+   * Commits the log end (or start) of every assigned partition the group has no committed offset
+   * for, as this member of this generation: a rebalance since the join makes the commit fail, and
+   * the caller tries again or leaves it to the next join. kafkajs then starts there too (a commit
+   * through the consumer updates its in-memory position).
+   */
   private async position(
     consumer: Consumer,
     admin: Admin,
@@ -369,6 +391,7 @@ export class KafkaEventBus implements EventBus {
   ): Promise<void> {
     if (assigned.length === 0) return;
     const committed = await admin.fetchOffsets({ groupId, topics: assigned.map((a) => a.topic) });
+    const starts: Array<{ topic: string; partition: number; offset: string }> = [];
     for (const { topic, partitions } of assigned) {
       const known = committed.find((c) => c.topic === topic)?.partitions ?? [];
       const missing = partitions.filter(
@@ -378,10 +401,10 @@ export class KafkaEventBus implements EventBus {
       const ends = await admin.fetchTopicOffsets(topic);
       for (const partition of missing) {
         const end = ends.find((e) => e.partition === partition);
-        if (!end) continue;
-        consumer.seek({ topic, partition, offset: fromBeginning ? end.low : end.high });
+        if (end) starts.push({ topic, partition, offset: fromBeginning ? end.low : end.high });
       }
     }
+    if (starts.length) await consumer.commitOffsets(starts);
   }
 
   private getProducer(): Promise<Producer> {

@@ -730,6 +730,13 @@ export interface components {
       deploymentId?: string;
       /** @description Events the deployment filter (x-event-filter) skipped. */
       filtered?: number;
+      /** @description Runs of a subscriber deployment this replica has started and waits for; each event is committed once its run ends. */
+      running?: number;
+      /**
+       * Format: date-time
+       * @description Start of the oldest run counted in `running`: a time far in the past shows a run that does not end, which holds its partition back.
+       */
+      runningSince?: string;
     };
     UsageGroupView: {
       /** @description Value of the field; null for rows without one (for example calls outside flows have no flowId). */

@@ -11,7 +11,7 @@ import { DeploymentTable } from './deployment-table.service';
 import { FlowDeployments } from './flow-deployments.service';
 import { stableVersionOf } from '../flows/flow.entities';
 
-type BindingState = EventSourceState & { deploymentId: string; filtered: number };
+type BindingState = EventSourceState & { deploymentId: string; filtered: number; running?: number; runningSince?: string };
 
 interface Binding {
   deployment: BoundDeployment;
@@ -21,6 +21,8 @@ interface Binding {
   sub?: Subscription;
   /** What the subscription was made for; a change re-binds. */
   signature: string;
+  /** Start times of the runs this binding waits for (its events are committed when they end). */
+  running: Set<{ since: number }>;
 }
 
 /**
@@ -74,7 +76,16 @@ export class SubscriberBindings implements OnApplicationBootstrap, BeforeApplica
     const mine = [...this.bindings.values()].filter((b) => b.deployment.variants.some((v) => v.flowId === flowId));
     if (!mine.length) return [];
     const stats = await this.bus.stats().catch(() => undefined);
-    return mine.map((b) => ({ ...b.state, lag: stats?.consumers.find((c) => c.groupId === b.state.groupId && c.topic === b.state.topic)?.lag, rebalances: b.sub?.rebalances }));
+    return mine.map((b) => {
+      const oldest = Math.min(...[...b.running].map((r) => r.since));
+      return {
+        ...b.state,
+        lag: stats?.consumers.find((c) => c.groupId === b.state.groupId && c.topic === b.state.topic)?.lag,
+        rebalances: b.sub?.rebalances,
+        running: b.running.size,
+        ...(b.running.size ? { runningSince: new Date(oldest).toISOString() } : {}),
+      };
+    });
   }
 
   /** Re-binds the changed deployments, then lets event sources drop or take back the flows involved. */
@@ -111,10 +122,10 @@ export class SubscriberBindings implements OnApplicationBootstrap, BeforeApplica
     if (filter?.parseError) {
       state.state = 'failed';
       state.lastError = `x-event-filter does not parse: ${filter.parseError}`;
-      this.bindings.set(id, { deployment: d, state, signature, selector: new VariantSelector(d.variants) });
+      this.bindings.set(id, { deployment: d, state, signature, selector: new VariantSelector(d.variants), running: new Set() });
       return;
     }
-    const binding: Binding = { deployment: d, state, filter, selector: new VariantSelector(d.variants), signature };
+    const binding: Binding = { deployment: d, state, filter, selector: new VariantSelector(d.variants), signature, running: new Set() };
     this.bindings.set(id, binding);
     try {
       binding.sub = await this.bus.subscribe([wanted.topic], { groupId: wanted.groupId, fromBeginning: false }, async (event) => {
@@ -127,8 +138,15 @@ export class SubscriberBindings implements OnApplicationBootstrap, BeforeApplica
         const variant = binding.selector.select(stickyValueOf(isRecord(event.data) ? event.data : undefined, dep.stickyBy));
         if (!variant) return;
         const meta = { event: { id: event.id, type: event.type, source: event.source, subject: event.subject }, deploymentId: dep.id, variant: variant.label };
-        const started = await this.runs.start(variant.flowId, { input: event.data, meta, versionId: variant.versionId }, `event:${event.type}`);
-        const result = await started.done;
+        const run = { since: Date.now() };
+        binding.running.add(run);
+        let result;
+        try {
+          const started = await this.runs.start(variant.flowId, { input: event.data, meta, versionId: variant.versionId }, `event:${event.type}`);
+          result = await started.done;
+        } finally {
+          binding.running.delete(run);
+        }
         if (result.status === 'failed') {
           state.failedRuns++;
           state.lastError = result.error?.message ?? 'run failed';

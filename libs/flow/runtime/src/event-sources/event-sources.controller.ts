@@ -17,6 +17,8 @@ export class SubscriptionView {
   @ApiPropertyOptional({ description: 'Times this replica\'s consumer re-joined its group after its first join (a rebalance or a restart); each may redeliver events not yet committed. Absent on the in-memory bus.' }) rebalances?: number;
   @ApiPropertyOptional({ description: 'Set when a subscriber deployment consumes for this flow.' }) deploymentId?: string;
   @ApiPropertyOptional({ description: 'Events the deployment filter (x-event-filter) skipped.' }) filtered?: number;
+  @ApiPropertyOptional({ description: 'Runs of a subscriber deployment this replica has started and waits for; each event is committed once its run ends.' }) running?: number;
+  @ApiPropertyOptional({ format: 'date-time', description: 'Start of the oldest run counted in `running`: a time far in the past shows a run that does not end, which holds its partition back.' }) runningSince?: string;
 }
 
 @ApiTags('flows')

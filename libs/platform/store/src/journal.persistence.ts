@@ -437,7 +437,9 @@ export class Journal {
       this.waiters.push({ resolve, reject });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
-        queueMicrotask(() => this.flush());
+        // After the poll phase rather than after this task: every request read in this turn of the
+        // event loop shares one write (group commit), instead of one write per request.
+        setImmediate(() => this.flush());
       }
     });
   }

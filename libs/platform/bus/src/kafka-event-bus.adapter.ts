@@ -98,6 +98,8 @@ const consoleLogger: BusLogger = {
 
 /** Tries of one join's positioning before kafkajs' in-memory defaults are left to apply. */
 const POSITION_ATTEMPTS = 5;
+/** Time one positioning may take (two admin reads and a commit). */
+const POSITION_TIMEOUT_MS = 10_000;
 
 /**
  * EventBus over Kafka (kafkajs 2.2): CloudEvents in binary content mode (`ce_*` headers, JSON
@@ -243,7 +245,12 @@ export class KafkaEventBus implements EventBus {
       void (async () => {
         for (let attempt = 1; ; attempt++) {
           try {
-            await this.position(consumer, admin, options.groupId, assigned, options.fromBeginning === true);
+            // Bounded: a request that never answers must not leave the partitions paused for good.
+            await withTimeout(
+              this.position(consumer, admin, options.groupId, assigned, options.fromBeginning === true),
+              POSITION_TIMEOUT_MS,
+              `positioning ${options.groupId}`,
+            );
             break;
           } catch (error) {
             // A newer join owns the assignment now, and positions it itself.

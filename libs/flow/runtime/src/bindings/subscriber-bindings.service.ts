@@ -39,6 +39,8 @@ interface Binding {
 export class SubscriberBindings implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly log = new Logger('SubscriberBindings');
   private readonly bindings = new Map<string, Binding>();
+  /** The bind in progress per deployment: binds of one deployment run one after another. */
+  private readonly binding = new Map<string, Promise<void>>();
   private closed = false;
 
   constructor(
@@ -68,6 +70,8 @@ export class SubscriberBindings implements OnApplicationBootstrap, BeforeApplica
 
   async beforeApplicationShutdown(): Promise<void> {
     this.closed = true;
+    // A subscription still being made would outlive the stop below: let it finish first.
+    await Promise.all([...this.binding.values()].map((p) => p.catch(() => undefined)));
     await Promise.all([...this.bindings.values()].map((b) => b.sub?.stop().catch(() => undefined)));
     this.bindings.clear();
   }
@@ -100,7 +104,26 @@ export class SubscriberBindings implements OnApplicationBootstrap, BeforeApplica
     for (const flowId of flows) await this.sources.sync(flowId);
   }
 
-  private async bind(id: string): Promise<void> {
+  /**
+   * Binds one deployment after any bind of it still in progress. Two at once (a table change and a
+   * publish on this replica) would each see no subscription yet; the second would replace the
+   * first's binding while its consumer was still joining, and that consumer, no longer tracked,
+   * would consume on (a disable or delete could not stop it) as an extra member of the group.
+   */
+  private bind(id: string): Promise<void> {
+    const previous = this.binding.get(id) ?? Promise.resolve();
+    const next = previous.catch(() => undefined).then(() => this.bindNow(id));
+    this.binding.set(id, next);
+    void next
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.binding.get(id) === next) this.binding.delete(id);
+      });
+    return next;
+  }
+
+  private async bindNow(id: string): Promise<void> {
+    if (this.closed) return;
     const d = this.table.get(id);
     const current = this.bindings.get(id);
     const wanted = d && d.kind === 'subscriber' && !d.disabled && d.variants.some((v) => v.weight > 0) ? await this.target(d) : undefined;

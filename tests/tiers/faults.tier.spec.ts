@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { logLevel } from 'kafkajs';
+import { Kafka, logLevel } from 'kafkajs';
 import { Topics } from '@flowplane/contracts';
 import { KafkaEventBus, type Subscription } from '@flowplane/platform/bus';
 import { describeIntegration, type KafkaMock, kafkaMockUnavailable, startKafkaMock } from '@flowplane/platform/testing';
@@ -96,6 +96,12 @@ const effectFlow = (name: string, sinkUrl: string, start: Record<string, unknown
 });
 
 const silent = { warn: () => undefined, error: () => undefined };
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describeIntegration('tier 4: faults in split mode (SIGKILLed flow-runtime replicas, outboxes after a kill)', kafkaMockUnavailable(), { requiredInCi: true }, () => {
@@ -217,30 +223,48 @@ describeIntegration('tier 4: faults in split mode (SIGKILLed flow-runtime replic
       const poisonIds = new Set<string>();
       const started = Date.now();
 
+      // The events go out in KILLS + 1 slices. During each slice but the last, at a random moment,
+      // a replica is killed while it runs that slice's events, and restarted; the next slice starts
+      // once it is back (and re-joining its groups). Every kill thus lands in traffic however long
+      // a restart takes, and one replica is down at a time.
+      const slice = Math.ceil(EVENTS / (KILLS + 1));
+      const sliceMs = (slice / 25) * 200;
+      const sliceStarted = Array.from({ length: KILLS }, () => deferred());
+      const killedAt = Array.from({ length: KILLS }, () => deferred());
+      const restarted = Array.from({ length: KILLS }, () => deferred());
       let kills = 0;
       let killing = true;
       const killer = (async () => {
-        // Kills at random moments while the events are published and processed; one replica down at a time.
-        while (kills < KILLS) {
-          await sleep(500 + random() * 2500);
+        for (let k = 0; k < KILLS; k++) {
+          await sliceStarted[k].promise;
+          await sleep(random() * sliceMs);
           const key = random() < 0.5 ? 'flow-runtime' : 'flow-runtime#2';
           platform.processes[key].kill('SIGKILL');
           kills++;
+          killedAt[k].resolve();
           await sleep(random() * 1000);
           await platform.restart(key);
+          restarted[k].resolve();
         }
         killing = false;
       })();
+      // A restart that fails must not leave the publisher waiting: the test fails on `await killer`.
+      killer.catch(() => [...sliceStarted, ...killedAt, ...restarted].forEach((d) => d.resolve()));
 
-      for (let i = 0; i < EVENTS; i++) {
+      for (let i = 0, k = 0; i < EVENTS; i++) {
+        if (i % slice === 0 && k < KILLS) {
+          if (k > 0) await restarted[k - 1].promise;
+          sliceStarted[k].resolve();
+        }
         const topic = i % 2 === 0 ? 'faults.orders' : 'faults.audit';
         const id = `e${i}`;
         const stream = poisonAt.has(i) ? 'poison' : topic === 'faults.orders' ? 'orders' : 'audit';
         if (stream === 'poison') poisonIds.add(id);
         else expected.add(`${stream}/${id}`);
         await bus.publish(topic, { stream, id, port: stream === 'poison' ? 'poison' : sinkPort }, { key: id });
-        // Spread the publishes over the kill period: at least ~20 s of traffic in CI size.
-        if (i % 50 === 49) await sleep(Math.max(0, (KILLS * 3500) / (EVENTS / 50) - 20));
+        // About 125 events a second: a slice lasts long enough for its kill to find events in flight.
+        if (i % 25 === 24) await sleep(200);
+        if ((i + 1) % slice === 0 && k < KILLS) await killedAt[k++].promise;
       }
       const published = Date.now();
       await killer;
@@ -260,6 +284,16 @@ describeIntegration('tier 4: faults in split mode (SIGKILLed flow-runtime replic
       );
       if (drained.lost > 0 || dlqIds.length !== poisonIds.size) {
         figures.push(`faults: lost ${lost().slice(0, 30).join(' ')}; poison calls at the sink ${target.poisonHits}; bindings ${JSON.stringify(lag)}`);
+        // Where each group stands per partition against the log: a committed offset past events
+        // that never ran points at the consumer side, a log shorter than what was published at the broker.
+        const admin = new Kafka({ brokers: broker.brokers, logLevel: logLevel.NOTHING }).admin();
+        await admin.connect();
+        for (const [groupId, topic] of [['faults-orders', 'faults.orders'], ['deployment-faults-audit-sub', 'faults.audit']]) {
+          const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+          const ends = await admin.fetchTopicOffsets(topic);
+          figures.push(`faults: ${groupId} ${ends.map((e) => `p${e.partition} ${committed.partitions.find((c) => c.partition === e.partition)?.offset}/${e.low}..${e.high}`).join(', ')}`);
+        }
+        await admin.disconnect();
       }
       expect(killing).toBe(false);
       expect({ lost: lost().slice(0, 20), dlq: dlqIds }).toEqual({ lost: [], dlq: [...poisonIds].sort() });

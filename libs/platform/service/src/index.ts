@@ -11,3 +11,4 @@ export * from './outbox.provider';
 export * from './openapi-operations';
 export * from './port-in-use';
 export * from './json-route-fast-path';
+export * from './keyed-serial';

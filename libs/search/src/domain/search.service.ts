@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { SERVICE_CONFIG, type ServiceConfig, VECTOR_STORE } from '@flowplane/platform/service';
+import { KeyedSerial, SERVICE_CONFIG, type ServiceConfig, VECTOR_STORE } from '@flowplane/platform/service';
 import {
   type VectorDistance,
   type VectorFilter,
@@ -59,7 +59,7 @@ export class SearchService {
   /** Backend name -> generation being built by a reindex; writes during the build land there too. */
   private readonly building = new Map<string, { collection: string; written: Set<string> }>();
   /** Serialises create, delete and reindex per backend name. */
-  private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly locks = new KeyedSerial();
   private lastGeneration = 0;
 
   constructor(
@@ -122,7 +122,7 @@ export class SearchService {
     const settings = await this.settings.current();
     const full = this.backendNameWith(name, settings);
     const wanted = { dim, distance: distance ?? settings.defaultDistance };
-    return this.locked(full, () => this.named(name, full, async () => {
+    return this.locks.run(full, () => this.named(name, full, async () => {
       const existing = await this.store.getIndex(full);
       if (existing) {
         if (existing.dim !== wanted.dim || existing.distance !== wanted.distance) {
@@ -144,7 +144,7 @@ export class SearchService {
   /** Removes the index with all its points (and any generation a crashed rebuild left behind). */
   async deleteIndex(name: string): Promise<void> {
     const full = await this.backendName(name);
-    await this.locked(full, () => this.named(name, full, async () => {
+    await this.locks.run(full, () => this.named(name, full, async () => {
       const info = await this.store.getIndex(full);
       if (!info) throw notFound(name);
       await this.store.deleteIndex(info.name);
@@ -217,7 +217,7 @@ export class SearchService {
     const full = this.backendNameWith(name, settings);
     const owner = this.owners.reindexerOf(name);
     if (!owner) throw new SearchException('SEARCH_NO_OWNER', 501, `index "${name}" has no registered owner to rebuild it from`);
-    return this.locked(full, () => this.named(name, full, async () => {
+    return this.locks.run(full, () => this.named(name, full, async () => {
       const existing = await this.store.getIndex(full);
       const params = existing
         ? { dim: existing.dim, distance: existing.distance }
@@ -380,16 +380,6 @@ export class SearchService {
       );
     }
     return this.embeddings.embed(settings, texts);
-  }
-
-  private locked<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const run = (this.locks.get(key) ?? Promise.resolve()).then(fn, fn);
-    const tail = run.catch(() => undefined);
-    this.locks.set(key, tail);
-    void tail.then(() => {
-      if (this.locks.get(key) === tail) this.locks.delete(key);
-    });
-    return run;
   }
 }
 

@@ -3,6 +3,7 @@ import { stableVariantOf, stickyValueOf, VariantSelector } from '@flowplane/cont
 import { compileEventFilter } from '@flowplane/flow/conditions';
 import type { CompiledCondition } from '@flowplane/flow/conditions';
 import { EVENT_BUS, type EventBus, type Subscription } from '@flowplane/platform/bus';
+import { KeyedSerial } from '@flowplane/platform/service';
 import { type EventSourceState, eventSourceOf, EventSourcesService } from '../event-sources/event-sources.service';
 import { FlowsService } from '../flows/flows.service';
 import { RunsService } from '../runs/runs.service';
@@ -39,8 +40,8 @@ interface Binding {
 export class SubscriberBindings implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly log = new Logger('SubscriberBindings');
   private readonly bindings = new Map<string, Binding>();
-  /** The bind in progress per deployment: binds of one deployment run one after another. */
-  private readonly binding = new Map<string, Promise<void>>();
+  /** Binds of one deployment run one after another. */
+  private readonly binds = new KeyedSerial();
   private closed = false;
 
   constructor(
@@ -71,7 +72,7 @@ export class SubscriberBindings implements OnApplicationBootstrap, BeforeApplica
   async beforeApplicationShutdown(): Promise<void> {
     this.closed = true;
     // A subscription still being made would outlive the stop below: let it finish first.
-    await Promise.all([...this.binding.values()].map((p) => p.catch(() => undefined)));
+    await this.binds.idle();
     await Promise.all([...this.bindings.values()].map((b) => b.sub?.stop().catch(() => undefined)));
     this.bindings.clear();
   }
@@ -81,13 +82,14 @@ export class SubscriberBindings implements OnApplicationBootstrap, BeforeApplica
     if (!mine.length) return [];
     const stats = await this.bus.stats().catch(() => undefined);
     return mine.map((b) => {
-      const oldest = Math.min(...[...b.running].map((r) => r.since));
+      // A Set keeps insertion order: its first entry is the oldest run still going.
+      const oldest = b.running.values().next().value;
       return {
         ...b.state,
         lag: stats?.consumers.find((c) => c.groupId === b.state.groupId && c.topic === b.state.topic)?.lag,
         rebalances: b.sub?.rebalances,
         running: b.running.size,
-        ...(b.running.size ? { runningSince: new Date(oldest).toISOString() } : {}),
+        ...(oldest ? { runningSince: new Date(oldest.since).toISOString() } : {}),
       };
     });
   }
@@ -111,15 +113,7 @@ export class SubscriberBindings implements OnApplicationBootstrap, BeforeApplica
    * would consume on (a disable or delete could not stop it) as an extra member of the group.
    */
   private bind(id: string): Promise<void> {
-    const previous = this.binding.get(id) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(() => this.bindNow(id));
-    this.binding.set(id, next);
-    void next
-      .catch(() => undefined)
-      .finally(() => {
-        if (this.binding.get(id) === next) this.binding.delete(id);
-      });
-    return next;
+    return this.binds.run(id, () => this.bindNow(id));
   }
 
   private async bindNow(id: string): Promise<void> {

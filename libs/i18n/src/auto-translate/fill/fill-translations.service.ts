@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { KeyedSerial } from '@flowplane/platform/service';
 import { I18nConfig } from '../../i18n.config';
 import { languageTag } from '../../locales/domain/language-tag';
 import { LOCALE_CODE_PATTERN } from '../../locales/domain/locale.entity';
@@ -100,26 +101,18 @@ export class FillTranslationsService extends FillTranslations {
     const glossary = await this.glossaryEntries();
     // Keys with the same source and note run one after the other, so the second is served by the
     // memory of the first instead of a second model call.
-    const chains = new Map<string, Promise<void>>();
+    const chains = new KeyedSerial();
     let keysDone = 0;
-    const outcomes = await runPool(batch, Math.max(1, this.config.aiConcurrency), async (item) => {
-      const sig = `${item.plan.fingerprints.sourceHash}:${item.plan.fingerprints.contextHash}`;
-      const before = chains.get(sig) ?? Promise.resolve();
-      let release!: () => void;
-      const mine = new Promise<void>((resolve) => (release = resolve));
-      chains.set(sig, before.then(() => mine));
-      await before;
-      try {
+    const outcomes = await runPool(batch, Math.max(1, this.config.aiConcurrency), (item) =>
+      chains.run(`${item.plan.fingerprints.sourceHash}:${item.plan.fingerprints.contextHash}`, async () => {
         if (this.mustStop(request)) return undefined;
         const outcome = await this.processKey(item, request, targets, memory, glossary, (u) => (report.usage = addUsage(report.usage, u)));
         keysDone++;
         report.localesFilled += outcome.written;
         request.onProgress?.({ keysDone, keysTotal: batch.length, localesFilled: report.localesFilled });
         return outcome;
-      } finally {
-        release();
-      }
-    });
+      }),
+    );
     for (const o of outcomes) {
       if (!o || !o.started) {
         remaining++;

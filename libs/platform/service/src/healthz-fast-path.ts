@@ -1,13 +1,13 @@
-import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HttpMetricsMiddleware } from '@flowplane/platform/health';
 import { requestIdOf, securityHeaderList } from '@flowplane/platform/http';
+import { weakEtag } from './json-route-fast-path';
 
 const ROUTE = '/healthz';
 const BODY = JSON.stringify({ status: 'ok' });
 const LENGTH = String(Buffer.byteLength(BODY));
 /** Express's default (weak) ETag of the body, as `res.json` sends it. */
-const ETAG = `W/"${Buffer.byteLength(BODY).toString(16)}-${createHash('sha1').update(BODY, 'utf8').digest('base64').substring(0, 27)}"`;
+const ETAG = weakEtag(BODY);
 
 /**
  * `GET /healthz` answered in front of Express: probes and load balancers call it many times a

@@ -2,7 +2,7 @@ import { type INestApplication, Logger, type Type } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { PinoLogger } from 'nestjs-pino';
 import { AsyncResource } from 'node:async_hooks';
-import { createHash } from 'node:crypto';
+import etag from 'etag';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type AccessDeclaration, accessDeclarationOf, enforce, type Principal, TokenVerifier } from '@flowplane/platform/auth';
 import { HTTP_METRICS, type HttpMetricsMiddleware } from '@flowplane/platform/health';
@@ -220,10 +220,12 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   res.end(json);
 }
 
-/** Express's default (weak) ETag of a response body, for answers written before Express that must carry the same one. */
+/**
+ * Express's default (weak) ETag of a response body, made by the module Express itself uses, for
+ * answers written before Express that must carry the same one.
+ */
 export function weakEtag(body: string | Buffer): string {
-  const hash = (typeof body === 'string' ? createHash('sha1').update(body, 'utf8') : createHash('sha1').update(body)).digest('base64').substring(0, 27);
-  return `W/"${Buffer.byteLength(body).toString(16)}-${hash}"`;
+  return etag(body, { weak: true });
 }
 
 /** HTTP_BODY_LIMIT (`100kb`, `1mb`, bytes) as bytes; undefined when it cannot be read (the fast path then stays off). */

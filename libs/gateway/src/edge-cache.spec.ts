@@ -219,6 +219,11 @@ describe('mergeVary', () => {
     expect(mergeVary(['Origin', 'Accept-Encoding'], ['Cookie'])).toBe('Origin, Accept-Encoding, Cookie');
     expect(mergeVary(undefined, undefined)).toBeUndefined();
   });
+
+  it('keeps Vary: * as it is, and passes on an upstream Vary that is not a list of field names', () => {
+    expect(mergeVary('Origin', '*')).toBe('*');
+    expect(mergeVary('Origin', 'not a field')).toBe('not a field');
+  });
 });
 
 describe('TeeToCache', () => {

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import vary from 'vary';
 
 // RFC 9110 §7.6.1: connection-specific headers are not forwarded by a proxy.
 export const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
@@ -22,22 +23,17 @@ export function forwardedRequestHeaders(req: IncomingMessage, keepHost: boolean)
 
 /**
  * One `Vary` from the gateway's own (CORS adds `Origin` for a listed origin) and the upstream's:
- * each field once, the gateway's first. Taking either alone would let a cache in front serve one
- * origin's CORS answer, or one language's page, to another.
+ * each field once, the gateway's first (the `vary` module Express and cors use). Taking either
+ * alone would let a cache in front serve one origin's CORS answer, or one language's page, to
+ * another. An upstream `Vary` that is not a list of field names is passed on as it came.
  */
 export function mergeVary(own: number | string | readonly string[] | undefined, upstream: string | readonly string[] | undefined): string | undefined {
-  const fields: string[] = [];
-  const seen = new Set<string>();
-  for (const v of [own, upstream]) {
-    if (v === undefined) continue;
-    const text = Array.isArray(v) ? v.join(',') : String(v);
-    for (const f of text.split(',')) {
-      const field = f.trim();
-      if (field && !seen.has(field.toLowerCase())) {
-        seen.add(field.toLowerCase());
-        fields.push(field);
-      }
-    }
+  const mine = own === undefined ? '' : Array.isArray(own) ? own.join(', ') : String(own);
+  const theirs = upstream === undefined ? '' : Array.isArray(upstream) ? upstream.join(', ') : String(upstream);
+  if (!theirs.trim()) return mine.trim() || undefined;
+  try {
+    return vary.append(mine, theirs) || undefined;
+  } catch {
+    return theirs;
   }
-  return fields.length ? fields.join(', ') : undefined;
 }

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { Writable } from 'node:stream';
+import fresh from 'fresh';
 import { HOP_BY_HOP, mergeVary } from './forwarded-headers';
 import type { UpstreamService } from './gateway.env';
 
@@ -46,17 +47,8 @@ interface Entry {
   storedAt: number;
   expiresAt: number;
   tags: string[];
-  /** Its ETag without the weak prefix, for If-None-Match. */
+  /** Its ETag as the upstream sent it, for If-None-Match. */
   etag?: string;
-}
-
-/** Whether an If-None-Match list names `etag` (weak comparison) or is `*`. */
-function matchesEtag(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  return header.split(',').some((t) => {
-    const tag = t.trim();
-    return tag === '*' || tag.replace(/^W\//, '') === etag;
-  });
 }
 
 /** The answers stored for one URL: the request headers they vary on, and one entry per combination of their values. */
@@ -150,7 +142,7 @@ export class EdgeCache {
     const age = Math.max(0, Math.floor((this.now() - entry.storedAt) / 1000));
     for (const [name, value] of entry.headers) res.setHeader(name, name === 'vary' ? mergeVary(res.getHeader('vary'), value)! : value);
     res.setHeader('age', String(age));
-    if (entry.etag !== undefined && matchesEtag(req.headers['if-none-match'], entry.etag)) {
+    if (entry.etag !== undefined && fresh(req.headers, { etag: entry.etag })) {
       res.removeHeader('content-type');
       res.writeHead(304);
       res.end();
@@ -196,7 +188,7 @@ export class EdgeCache {
     const headers: Array<[string, string | string[]]> = [];
     for (const [name, value] of Object.entries(upstream)) if (value !== undefined && !NOT_STORED.has(name)) headers.push([name, value]);
     const now = this.now();
-    const etag = typeof upstream.etag === 'string' ? upstream.etag.replace(/^W\//, '') : undefined;
+    const etag = typeof upstream.etag === 'string' ? upstream.etag : undefined;
     const entry: Entry = { key, variantKey, service, status, headers, body, storedAt: now, expiresAt: now + s.maxAgeMs, tags: s.tags, etag };
     variants.byValues.set(variantKey, entry);
     this.order.add(entry);

@@ -310,6 +310,45 @@ describe('ServiceClient timeouts and unavailability', () => {
   });
 });
 
+describe('ServiceClient deadlines', () => {
+  it('stops at once when the caller aborts while the token is being fetched', async () => {
+    const ac = new AbortController();
+    const started = Date.now();
+    const err = (await caught(
+      client({
+        timeoutMs: 5000,
+        retries: 3,
+        tokenProvider: async () => {
+          ac.abort();
+          return 't';
+        },
+      }).get('/x', { signal: ac.signal }),
+    )) as ServiceUnavailableError;
+    expect(err.reason).toBe('aborted');
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('leaves no timer running once a call has its answer, nor listeners on the caller signal', async () => {
+    jest.useFakeTimers();
+    try {
+      const ac = new AbortController();
+      const added = jest.spyOn(ac.signal, 'addEventListener');
+      const removed = jest.spyOn(ac.signal, 'removeEventListener');
+      // A fetch that answers at once: whatever the call scheduled is left for the test to see.
+      const answered = client({
+        timeoutMs: 30_000,
+        fetch: (async () => new Response('{"ok":true}', { status: 200, headers: { 'content-type': 'application/json' } })) as typeof fetch,
+      });
+      await expect(answered.get('/x', { signal: ac.signal })).resolves.toEqual({ ok: true });
+      expect(jest.getTimerCount()).toBe(0);
+      expect(added).toHaveBeenCalledTimes(1);
+      expect(removed.mock.calls).toEqual(added.mock.calls.map(([type, fn]) => [type, fn]));
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+});
+
 describe('ServiceClient error mapping', () => {
   it('maps a JSON error answer to ServiceCallError with status, parsed body and service name', async () => {
     handler = (_req, res) =>

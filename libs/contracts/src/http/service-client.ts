@@ -195,18 +195,18 @@ export class ServiceClient {
         });
       }
       const headers = await this.headersFor(options, requestId, body !== undefined, perms);
-      const timeout = AbortSignal.timeout(timeoutMs);
-      const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+      const deadline = attemptSignal(timeoutMs, options.signal);
       const last = attempt >= maxAttempts;
 
       let res: Response;
       let text: string;
       try {
-        res = await this.fetchImpl(url, { method, headers, body, signal });
+        res = await this.fetchImpl(url, { method, headers, body, signal: deadline.signal });
         // The timeout covers the body too: a service that sends headers and then stalls is as unavailable as one that never answers.
         text = method === 'HEAD' ? '' : await res.text();
       } catch (cause) {
-        const failure = classify(cause, options.signal, timeout);
+        deadline.release();
+        const failure = classify(cause, options.signal, deadline.timedOut());
         if (failure.reason !== 'aborted' && !last) {
           await this.backoff(attempt, undefined, options.signal);
           continue;
@@ -222,6 +222,7 @@ export class ServiceClient {
         );
       }
 
+      deadline.release();
       if (RETRYABLE_STATUSES.has(res.status) && !last) {
         await this.backoff(attempt, res.headers.get('retry-after'), options.signal);
         continue;
@@ -282,13 +283,42 @@ export class ServiceClient {
   }
 }
 
-function classify(
-  cause: unknown,
-  callerSignal: AbortSignal | undefined,
-  timeout: AbortSignal,
-): AttemptFailure {
+/**
+ * One attempt's signal, aborted by its timeout or by the caller's signal, and released as soon as
+ * the attempt has its answer. Not `AbortSignal.timeout` (with `AbortSignal.any`): its timer runs
+ * out the whole timeout after the call answered, so every call leaves a timer, a signal and the
+ * request they reach alive for seconds, long enough to be copied out of V8's young generation.
+ * Under load that turns short-lived garbage into old-generation work and lengthens the young
+ * collections that land inside requests.
+ */
+function attemptSignal(
+  timeoutMs: number,
+  caller: AbortSignal | undefined,
+): { signal: AbortSignal; timedOut(): boolean; release(): void } {
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError'));
+  }, timeoutMs);
+  // Like AbortSignal.timeout's own timer: a pending call's socket, not its deadline, keeps a process up.
+  (timer as { unref?: () => void }).unref?.();
+  const onAbort = () => controller.abort(caller?.reason);
+  if (caller?.aborted) onAbort();
+  else caller?.addEventListener('abort', onAbort, { once: true });
+  return {
+    signal: controller.signal,
+    timedOut: () => timedOut,
+    release() {
+      clearTimeout(timer);
+      caller?.removeEventListener('abort', onAbort);
+    },
+  };
+}
+
+function classify(cause: unknown, callerSignal: AbortSignal | undefined, timedOut: boolean): AttemptFailure {
   if (callerSignal?.aborted) return { reason: 'aborted', cause };
-  if (timeout.aborted) return { reason: 'timeout', cause };
+  if (timedOut) return { reason: 'timeout', cause };
   return { reason: 'network', cause };
 }
 

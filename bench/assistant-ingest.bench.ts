@@ -25,6 +25,7 @@ import { SearchService } from '@flowplane/search';
 import { startStandalone } from '../apps/standalone/src/standalone';
 import type { BenchResult } from './bench-result';
 import { rng } from './seeded-random';
+import { relaunchedUnderPlatformFlags } from './platform-flags';
 
 const SECRET = 'bench-secret-0123456789abcdef0123';
 const WORDS = 'refund parcel label courier invoice account password order warehouse delivery return card policy shipping customs tracking voucher discount subscription cancel upgrade support hours store pickup warranty repair battery screen charger manual'.split(' ');
@@ -151,7 +152,7 @@ export async function run(): Promise<BenchResult[]> {
   }
 }
 
-if (require.main === module) {
+if (require.main === module && !relaunchedUnderPlatformFlags()) {
   void run().then((rows) => {
     for (const r of rows) console.log(`${r.name}: ${r.ours.toFixed(2)} vs ${r.baseline.toFixed(2)} ${r.unit} (ratio ${r.ratio.toFixed(2)}) ${r.notes ?? ''}`);
   });

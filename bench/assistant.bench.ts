@@ -6,6 +6,7 @@ import { templateDocument } from '../libs/assistant/src/templates/domain/assista
 import { mintToken } from '@flowplane/platform/auth';
 import { type Standalone, startStandalone } from '../apps/standalone/src/standalone';
 import type { BenchResult } from './bench-result';
+import { relaunchedUnderPlatformFlags } from './platform-flags';
 
 /**
  * Issue 16, Performance. The assistant's chat (`POST /assistant/messages`) beside the same echo
@@ -393,7 +394,7 @@ export async function run(): Promise<BenchResult[]> {
   return [...(await latencyAndRate()), ...(process.env.ASSISTANT_BENCH_MEMORY === '0' ? [] : await memoryPerStream())];
 }
 
-if (require.main === module) {
+if (require.main === module && !relaunchedUnderPlatformFlags()) {
   const i = process.argv.indexOf('--memory-child');
   if (i >= 0) {
     void memoryChild(process.argv[i + 1]);

@@ -5,6 +5,7 @@ import { PutPageUseCase } from '../libs/i18n/src/content/use-cases/page-writes.u
 import type { SettingLookup } from '../libs/i18n/src/tokens/settings-tokens';
 import { type Standalone, startStandalone } from '../apps/standalone/src/standalone';
 import type { BenchResult } from './bench-result';
+import { relaunchedUnderPlatformFlags } from './platform-flags';
 
 /**
  * Issue 20, Performance. Through the gateway (autocannon, 50 connections): `GET /pages/{slug}` of a
@@ -111,7 +112,7 @@ export async function run(): Promise<BenchResult[]> {
   }
 }
 
-if (require.main === module) {
+if (require.main === module && !relaunchedUnderPlatformFlags()) {
   run()
     .then((results) => {
       for (const r of results) console.log(`${r.name}: ours ${Math.round(r.ours)} ${r.unit}, baseline ${Math.round(r.baseline)} ${r.unit}, ratio ${r.ratio.toFixed(2)} (${r.notes})`);

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { VariantSelector } from '@flowplane/contracts';
 import { mintToken } from '@flowplane/platform/auth';
 import type { BenchResult } from './bench-result';
+import { PLATFORM_NODE_FLAGS } from '@flowplane/platform/config';
 
 const root = path.resolve(__dirname, '..', '..');
 const SECRET = 'bench-secret-0123456789abcdef';
@@ -49,7 +50,7 @@ export function selection(): BenchResult[] {
 }
 
 async function startPlatform(port: number): Promise<ChildProcess> {
-  const proc = spawn(process.execPath, [path.join(root, 'dist/apps/standalone/src/main.js')], {
+  const proc = spawn(process.execPath, [...PLATFORM_NODE_FLAGS, path.join(root, 'dist/apps/standalone/src/main.js')], {
     cwd: root,
     env: { ...process.env, PORT: String(port), LOG_LEVEL: 'warn', GATEWAY_RATE_LIMIT: '0', STORE: 'embedded', DATA_DIR: `/tmp/flowplane-bench-deployments-${Date.now()}`, AUTH_JWT_SECRET: SECRET },
     stdio: ['ignore', 'pipe', 'inherit'],

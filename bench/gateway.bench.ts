@@ -2,6 +2,7 @@ import autocannon from 'autocannon';
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import type { BenchResult } from './bench-result';
+import { PLATFORM_NODE_FLAGS } from '@flowplane/platform/config';
 
 
 const root = path.resolve(__dirname, '..', '..');
@@ -13,7 +14,7 @@ function measure(url: string, seconds: number): Promise<number> {
 }
 
 async function startPlatform(port: number): Promise<ChildProcess> {
-  const proc = spawn(process.execPath, [path.join(root, 'dist/apps/standalone/src/main.js')], {
+  const proc = spawn(process.execPath, [...PLATFORM_NODE_FLAGS, path.join(root, 'dist/apps/standalone/src/main.js')], {
     cwd: root,
     env: { ...process.env, PORT: String(port), LOG_LEVEL: 'warn', GATEWAY_RATE_LIMIT: '0', STORE: 'memory', DATA_DIR: '/tmp/flowplane-bench' },
     stdio: ['ignore', 'pipe', 'inherit'],

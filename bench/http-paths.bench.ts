@@ -3,6 +3,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { mintToken } from '@flowplane/platform/auth';
+import { PLATFORM_NODE_FLAGS } from '@flowplane/platform/config';
 import type { BenchResult } from './bench-result';
 
 /**
@@ -101,7 +102,7 @@ function waitFor(proc: ChildProcess, text: string): Promise<void> {
 }
 
 async function startPlatform(port: number): Promise<ChildProcess> {
-  const proc = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), path.join(root, 'dist/apps/standalone/src/main.js')], {
+  const proc = spawn(process.execPath, [...PLATFORM_NODE_FLAGS, ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), path.join(root, 'dist/apps/standalone/src/main.js')], {
     cwd: root,
     env: {
       ...process.env,
@@ -120,14 +121,14 @@ async function startPlatform(port: number): Promise<ChildProcess> {
 
 /** The baseline of a service's own /healthz: Nest on Express with one controller and nothing else. */
 async function startHello(port: number): Promise<ChildProcess> {
-  const proc = spawn(process.execPath, [__filename, '--hello', String(port)], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, [...PLATFORM_NODE_FLAGS, __filename, '--hello', String(port)], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
   await waitFor(proc, 'hello listening');
   return proc;
 }
 
 /** The floor's child: a bare node:http hello on port + 1 and a bare undici proxy to it on port. */
 async function startFloor(port: number): Promise<ChildProcess> {
-  const proc = spawn(process.execPath, [__filename, '--floor', String(port)], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, [...PLATFORM_NODE_FLAGS, __filename, '--floor', String(port)], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
   await waitFor(proc, 'floor listening');
   return proc;
 }

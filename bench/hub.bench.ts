@@ -6,8 +6,10 @@ import { createInterface } from 'node:readline';
 import WebSocket, { WebSocketServer } from 'ws';
 import { hubDefinition } from '@flowplane/hub';
 import { mintServiceToken } from '@flowplane/platform/auth';
+import { PLATFORM_NODE_FLAGS } from '@flowplane/platform/config';
 import { startService } from '@flowplane/platform/service';
 import type { BenchResult } from './bench-result';
+import { relaunchedUnderPlatformFlags } from './platform-flags';
 
 /**
  * Issue 7: the hub beside a raw `ws` fan-out loop (a plain HTTP handler that JSON-parses the body
@@ -104,7 +106,7 @@ function hasTaskset(): boolean {
 }
 
 async function startServer(kind: Kind): Promise<Server> {
-  const args = ['--expose-gc', __filename, '--serve', kind];
+  const args = ['--expose-gc', ...PLATFORM_NODE_FLAGS, __filename, '--serve', kind];
   const proc = hasTaskset() ? spawn('taskset', ['-c', '0', process.execPath, ...args], { stdio: ['pipe', 'pipe', 'inherit'] }) : spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = createInterface({ input: proc.stdout! });
   const waiting: Array<(line: string) => void> = [];
@@ -353,7 +355,7 @@ export async function run(): Promise<BenchResult[]> {
   ];
 }
 
-if (require.main === module) {
+if (require.main === module && !relaunchedUnderPlatformFlags()) {
   const i = process.argv.indexOf('--serve');
   if (i !== -1) {
     void serve(process.argv[i + 1] as Kind);

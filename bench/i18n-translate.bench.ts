@@ -21,6 +21,7 @@ import { mintToken } from '@flowplane/platform/auth';
 import { startStandalone, type Standalone } from '../apps/standalone/src/standalone';
 import type { BenchResult } from './bench-result';
 import { rng } from './seeded-random';
+import { relaunchedUnderPlatformFlags } from './platform-flags';
 
 const SECRET = 'bench-secret-0123456789abcdef0123';
 /** Targets besides the source `en`: the default `pl` and five more. */
@@ -248,7 +249,7 @@ export async function run(): Promise<BenchResult[]> {
   }
 }
 
-if (require.main === module) {
+if (require.main === module && !relaunchedUnderPlatformFlags()) {
   void run().then((rows) => {
     for (const r of rows) console.log(`${r.name}: ${r.ours.toFixed(3)} vs ${r.baseline.toFixed(3)} ${r.unit} (ratio ${r.ratio.toFixed(3)}) ${r.notes ?? ''}`);
   });

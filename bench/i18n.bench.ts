@@ -3,6 +3,7 @@ import i18next from 'i18next';
 import { TranslationService } from '@flowplane/i18n';
 import { type Standalone, startStandalone } from '../apps/standalone/src/standalone';
 import type { BenchResult } from './bench-result';
+import { relaunchedUnderPlatformFlags } from './platform-flags';
 
 /**
  * Issue 18, Performance. In process: cached Translate (`translateCached`, the synchronous hit that
@@ -159,7 +160,7 @@ export async function run(): Promise<BenchResult[]> {
   }
 }
 
-if (require.main === module) {
+if (require.main === module && !relaunchedUnderPlatformFlags()) {
   run()
     .then((results) => {
       for (const r of results) console.log(`${r.name}: ours ${Math.round(r.ours)} ${r.unit}, baseline ${Math.round(r.baseline)} ${r.unit}, ratio ${r.ratio.toFixed(2)} (${r.notes})`);

@@ -7,6 +7,7 @@ import { mintToken } from '@flowplane/platform/auth';
 import { type Standalone, startStandalone } from '../apps/standalone/src/standalone';
 import { LLM_RUNTIME, type LlmRuntime } from '../libs/flow/runtime/src/llm/llm.tokens';
 import type { BenchResult } from './bench-result';
+import { relaunchedUnderPlatformFlags } from './platform-flags';
 
 /**
  * Issue 8, Performance.
@@ -192,7 +193,7 @@ export async function run(): Promise<BenchResult[]> {
   return [...(await relay()), await embedder()];
 }
 
-if (require.main === module) {
+if (require.main === module && !relaunchedUnderPlatformFlags()) {
   run()
     .then((results) => {
       for (const r of results) console.log(`${r.name}: ours ${r.ours} ${r.unit}, baseline ${r.baseline} ${r.unit}, ratio ${r.ratio} (${r.notes})`);

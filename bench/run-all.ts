@@ -1,10 +1,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { BenchResult } from './bench-result';
+import { relaunchedUnderPlatformFlags } from './platform-flags';
 
 
 /** `npm run bench`: every benchmark, each beside its baseline from the same run; JSON to bench/results/. */
 async function main(): Promise<void> {
+  if (relaunchedUnderPlatformFlags()) return;
   const only = process.argv.slice(2);
   const benches = ['bus', 'store', 'gateway', 'runs', 'profiles', 'engine', 'conditions', 'deployments', 'compile', 'llm', 'hub', 'search', 'i18n', 'assistant', 'assistant-ingest', 'i18n-translate', 'content', 'http-paths', 'client-t', 'widget', 'console', 'console-canvas'].filter((b) => !only.length || only.includes(b));
   const rows: BenchResult[] = [];

@@ -3,6 +3,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { mintToken } from '@flowplane/platform/auth';
 import type { BenchResult } from './bench-result';
+import { PLATFORM_NODE_FLAGS } from '@flowplane/platform/config';
 
 const root = path.resolve(__dirname, '..', '..');
 const SECRET = 'bench-secret-0123456789abcdef';
@@ -14,7 +15,7 @@ function measure(opts: autocannon.Options): Promise<{ rps: number; non2xx: numbe
 }
 
 async function startPlatform(port: number): Promise<ChildProcess> {
-  const proc = spawn(process.execPath, [path.join(root, 'dist/apps/standalone/src/main.js')], {
+  const proc = spawn(process.execPath, [...PLATFORM_NODE_FLAGS, path.join(root, 'dist/apps/standalone/src/main.js')], {
     cwd: root,
     env: { ...process.env, PORT: String(port), LOG_LEVEL: 'warn', GATEWAY_RATE_LIMIT: '0', STORE: 'embedded', DATA_DIR: `/tmp/flowplane-bench-runs-${Date.now()}`, AUTH_JWT_SECRET: SECRET },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -16,6 +16,7 @@ import { createEmbeddedVectorStore, type VectorStore } from '@flowplane/platform
 import { searchDefinition } from '@flowplane/search';
 import type { BenchResult } from './bench-result';
 import { rng } from './seeded-random';
+import { relaunchedUnderPlatformFlags } from './platform-flags';
 
 const SEED = 20240609;
 const CLUSTERS = 200;
@@ -179,7 +180,7 @@ export async function run(argv: string[] = []): Promise<BenchResult[]> {
   return results;
 }
 
-if (require.main === module) {
+if (require.main === module && !relaunchedUnderPlatformFlags()) {
   void run(process.argv.slice(2)).then(
     (rows) => console.table(rows.map((r) => ({ benchmark: r.name, ours: r.ours.toFixed(2), baseline: r.baseline.toFixed(2), unit: r.unit, ratio: r.ratio.toFixed(3), notes: r.notes ?? '' }))),
     (err: unknown) => {

@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import { missingPlatformFlags } from '@flowplane/platform/config';
 import { describeIntegration, type KafkaMock, kafkaMockUnavailable, startKafkaMock } from '@flowplane/platform/testing';
 import { type SplitPlatform, startSplit } from '../../tools/split/split';
 import { call, tempDir, TEST_SECRET, token } from '../support/http';
@@ -29,9 +30,10 @@ describeIntegration('split mode: one process per service on Kafka', kafkaMockUna
     rmSync(dataDir, { recursive: true, force: true });
   }, 60000);
 
-  it('runs every service as its own process', () => {
+  it('runs every service as its own process, under the platform node flags', () => {
     const pids = new Set(Object.values(platform.processes).map((p) => p.pid));
     expect(pids.size).toBe(8);
+    for (const p of Object.values(platform.processes)) expect(missingPlatformFlags(p.spawnargs.slice(1), '')).toEqual([]);
   });
 
   it('routes through the gateway to every service', async () => {

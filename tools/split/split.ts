@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
+import { PLATFORM_NODE_FLAGS } from '@flowplane/platform/config';
 
 /** Services in start order with their default ports; the gateway starts last. */
 export const SPLIT_SERVICES: Array<[name: string, port: number]> = [
@@ -115,7 +116,7 @@ export async function startSplit(o: SplitOptions): Promise<SplitPlatform> {
   };
   const launchOnce = async ({ key, service, port, env }: (typeof plan)[number]): Promise<ChildProcess> => {
     const entry = path.join(root, 'dist', 'apps', service, 'src', 'main.js');
-    const proc = spawn(process.execPath, ['--enable-source-maps', entry], {
+    const proc = spawn(process.execPath, ['--enable-source-maps', ...PLATFORM_NODE_FLAGS, entry], {
       cwd: root,
       env: { ...process.env, ...o.env, ...env, ...upstreams, PORT: String(port), BUS: 'kafka', KAFKA_BROKERS: o.brokers.join(',') },
       stdio: o.inheritOutput ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'ignore', 'pipe'],

@@ -3,3 +3,4 @@ export * from './load-config';
 export * from './sensitive.decorator';
 export * from './secrets-keyring';
 export * from './bus-mode';
+export * from './node-flags';

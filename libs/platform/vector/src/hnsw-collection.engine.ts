@@ -402,9 +402,12 @@ export class HnswCollection {
 
   private exactSearch(vector: number[], k: number, entries: Entry[]): VectorHit[] {
     if (k <= 0) return [];
-    const query = this.distance === 'cosine' ? normalize(vector) : vector;
     const euclid = this.distance === 'euclid';
-    const nonZero = euclid ? null : sparseSupport(query);
+    const norm = this.distance === 'cosine' ? l2Norm(vector) : 0;
+    // A sparse query (feature-hashing embedders, for one) is scored on its non-zero components
+    // only, normalised there; a dense copy of it is made only when it is dense.
+    const sparse = euclid ? null : sparseSupport(vector, norm);
+    const query = sparse !== null ? vector : norm > 0 ? normalize(vector, norm) : vector;
     // Small collections keep their vectors beside the graph (at most exactSearchThreshold of them);
     // a filtered scan of a large one reads each candidate from the graph instead.
     const keep = this.byKey.size <= this.tuning.exactSearchThreshold;
@@ -418,7 +421,7 @@ export class HnswCollection {
         if (keep) e.vector = Float32Array.from(point);
         stored = point;
       }
-      const score = nonZero !== null && (e.finite ??= allFinite(stored)) ? sparseDot(query, nonZero, stored) : this.exactScore(query, stored);
+      const score = sparse !== null && (e.finite ??= allFinite(stored)) ? sparseDot(sparse, stored) : this.exactScore(sparse !== null ? sparse.dense() : query, stored);
       if (best.length === k) {
         // Most candidates lose to the current k-th: rejected before any allocation.
         const worst = best[k - 1];
@@ -482,23 +485,35 @@ export class HnswCollection {
  */
 
 /** Ascending indices of the non-zero components of `q` when they are few enough to pay for a scan of just them, else null. */
-function sparseSupport(q: number[]): Int32Array | null {
+/** A sparse query: the indices of its non-zero components and their values (normalised when `norm` > 0). */
+interface SparseQuery {
+  indices: Int32Array;
+  values: Float64Array;
+  /** The whole query as the dense path scores it (made on first use: only for stored vectors that are not all finite). */
+  dense(): number[];
+}
+
+/** The query as a SparseQuery when at most half of its components are non-zero, else null. */
+function sparseSupport(q: number[], norm: number): SparseQuery | null {
   let count = 0;
   const n = q.length;
   for (let i = 0; i < n; i++) if (q[i] !== 0) count++;
   if (count * 2 > n) return null;
-  const out = new Int32Array(count);
-  for (let i = 0, j = 0; i < n; i++) if (q[i] !== 0) out[j++] = i;
-  return out;
+  const indices = new Int32Array(count);
+  const values = new Float64Array(count);
+  for (let i = 0, j = 0; i < n; i++) {
+    if (q[i] === 0) continue;
+    indices[j] = i;
+    values[j++] = norm > 0 ? q[i] / norm : q[i];
+  }
+  let dense: number[] | undefined;
+  return { indices, values, dense: () => (dense ??= norm > 0 ? normalize(q, norm) : q) };
 }
 
-function sparseDot(q: number[], nonZero: Int32Array, s: ArrayLike<number>): number {
+function sparseDot(q: SparseQuery, s: ArrayLike<number>): number {
+  const { indices, values } = q;
   let dot = 0;
-  const n = nonZero.length;
-  for (let j = 0; j < n; j++) {
-    const i = nonZero[j];
-    dot += q[i] * s[i];
-  }
+  for (let j = 0; j < indices.length; j++) dot += values[j] * s[indices[j]];
   return dot;
 }
 
@@ -507,12 +522,17 @@ function allFinite(v: ArrayLike<number>): boolean {
   return true;
 }
 
-function normalize(v: number[]): number[] {
+function l2Norm(v: number[]): number {
   let sum = 0;
-  for (const x of v) sum += x * x;
-  const norm = Math.sqrt(sum);
-  // hnswlib leaves a zero vector as is (similarity 0 with everything), and so does Qdrant.
-  return norm > 0 ? v.map((x) => x / norm) : v;
+  for (let i = 0; i < v.length; i++) sum += v[i] * v[i];
+  return Math.sqrt(sum);
+}
+
+/** `v` divided by its norm (hnswlib leaves a zero vector as is, similarity 0 with everything, and so does Qdrant: callers pass norm > 0). */
+function normalize(v: number[], norm: number): number[] {
+  const out = new Array<number>(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = v[i] / norm;
+  return out;
 }
 
 /** Below this depth cloneJson recurses in JS; deeper subtrees go to structuredClone, which needs no JS stack. */

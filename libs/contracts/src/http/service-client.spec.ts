@@ -328,6 +328,38 @@ describe('ServiceClient deadlines', () => {
     expect(Date.now() - started).toBeLessThan(1000);
   });
 
+  it('tells a transport once when the attempt times out, and not after it has its answer', async () => {
+    const cancelled: unknown[] = [];
+    const hanging = client({
+      timeoutMs: 50,
+      retries: 0,
+      transport: (_url, _init, cancellation) =>
+        new Promise<Response>((_resolve, reject) =>
+          cancellation.onCancel((reason) => {
+            cancelled.push(reason);
+            reject(reason);
+          }),
+        ),
+    });
+    const err = (await caught(hanging.get('/slow'))) as ServiceUnavailableError;
+    expect(err.reason).toBe('timeout');
+    expect(cancelled).toHaveLength(1);
+    expect((cancelled[0] as DOMException).name).toBe('TimeoutError');
+
+    let late: ((reason: unknown) => void) | undefined;
+    const quick = client({
+      timeoutMs: 50,
+      transport: async (_url, _init, cancellation) => {
+        cancellation.onCancel((reason) => (late = () => reason));
+        return new Response('{"ok":true}', { status: 200, headers: { 'content-type': 'application/json' } });
+      },
+    });
+    await expect(quick.get('/x')).resolves.toEqual({ ok: true });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(late).toBeUndefined();
+    expect(() => client({ fetch: globalThis.fetch, transport: async () => new Response('') })).toThrow(/fetch or transport/);
+  });
+
   it('leaves no timer running once a call has its answer, nor listeners on the caller signal', async () => {
     jest.useFakeTimers();
     try {

@@ -51,7 +51,31 @@ export interface ServiceClientOptions {
   headers?: Readonly<Record<string, string>>;
   /** Fetch implementation; defaults to the global `fetch` of Node 20. */
   fetch?: typeof fetch;
+  /** A transport in place of `fetch` (not both): cancelled through a callback, not an AbortSignal. */
+  transport?: ServiceTransport;
 }
+
+/**
+ * How a transport learns that an attempt is over before its answer came (its timeout ran out or
+ * the caller aborted): `onCancel` registers the callback that tears the exchange down. It runs at
+ * most once; at once when the attempt was cancelled already, never after the attempt has its answer.
+ */
+export interface AttemptCancellation {
+  onCancel(cancel: (reason: unknown) => void): void;
+}
+
+/**
+ * A ServiceClient transport: sends one request and resolves with the whole answer (a Response
+ * whose `text()` is ready), or rejects when no complete answer came. Unlike `fetch` it takes its
+ * cancellation as a callback: on Node 20 an AbortSignal that ever had a listener is kept alive by
+ * V8's young collections together with everything its listeners reach (the request, its socket
+ * buffers, the answer), so one signal per call turns every call into old-generation garbage.
+ */
+export type ServiceTransport = (
+  url: string,
+  init: { method: HttpMethod; headers: Record<string, string>; body?: string },
+  cancellation: AttemptCancellation,
+) => Promise<Response>;
 
 /** A query-string value; arrays repeat the parameter. */
 export type QueryValue = string | number | boolean;
@@ -111,6 +135,7 @@ export class ServiceClient {
   private readonly requestIdProvider?: RequestIdProvider;
   private readonly headers: Readonly<Record<string, string>>;
   private readonly fetchImpl: typeof fetch;
+  private readonly transport?: ServiceTransport;
 
   constructor(options: ServiceClientOptions) {
     this.service = options.service;
@@ -128,7 +153,9 @@ export class ServiceClient {
     this.perms = options.perms;
     this.requestIdProvider = options.requestIdProvider;
     this.headers = options.headers ?? {};
+    if (options.fetch && options.transport) throw new Error('ServiceClient: give fetch or transport, not both');
     this.fetchImpl = options.fetch ?? globalThis.fetch;
+    this.transport = options.transport;
   }
 
   /** GET a JSON resource. */
@@ -195,18 +222,20 @@ export class ServiceClient {
         });
       }
       const headers = await this.headersFor(options, requestId, body !== undefined, perms);
-      const deadline = attemptSignal(timeoutMs, options.signal);
+      const deadline = new AttemptDeadline(timeoutMs, options.signal);
       const last = attempt >= maxAttempts;
 
       let res: Response;
       let text: string;
       try {
-        res = await this.fetchImpl(url, { method, headers, body, signal: deadline.signal });
+        res = this.transport
+          ? await this.transport(url, { method, headers, body }, deadline)
+          : await this.fetchImpl(url, { method, headers, body, signal: deadline.signal() });
         // The timeout covers the body too: a service that sends headers and then stalls is as unavailable as one that never answers.
         text = method === 'HEAD' ? '' : await res.text();
       } catch (cause) {
         deadline.release();
-        const failure = classify(cause, options.signal, deadline.timedOut());
+        const failure = classify(cause, options.signal, deadline.timedOut);
         if (failure.reason !== 'aborted' && !last) {
           await this.backoff(attempt, undefined, options.signal);
           continue;
@@ -284,36 +313,63 @@ export class ServiceClient {
 }
 
 /**
- * One attempt's signal, aborted by its timeout or by the caller's signal, and released as soon as
- * the attempt has its answer. Not `AbortSignal.timeout` (with `AbortSignal.any`): its timer runs
- * out the whole timeout after the call answered, so every call leaves a timer, a signal and the
- * request they reach alive for seconds, long enough to be copied out of V8's young generation.
- * Under load that turns short-lived garbage into old-generation work and lengthens the young
- * collections that land inside requests.
+ * One attempt's deadline: cancelled by its timeout or by the caller's signal, and released as soon
+ * as the attempt has its answer. Not `AbortSignal.timeout` (with `AbortSignal.any`): its timer
+ * runs out the whole timeout after the call answered, so every call would leave a timer, a signal
+ * and the request they reach alive for seconds. A transport watches it through `onCancel`; `fetch`
+ * gets an AbortSignal, made only for it.
  */
-function attemptSignal(
-  timeoutMs: number,
-  caller: AbortSignal | undefined,
-): { signal: AbortSignal; timedOut(): boolean; release(): void } {
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError'));
-  }, timeoutMs);
-  // Like AbortSignal.timeout's own timer: a pending call's socket, not its deadline, keeps a process up.
-  (timer as { unref?: () => void }).unref?.();
-  const onAbort = () => controller.abort(caller?.reason);
-  if (caller?.aborted) onAbort();
-  else caller?.addEventListener('abort', onAbort, { once: true });
-  return {
-    signal: controller.signal,
-    timedOut: () => timedOut,
-    release() {
-      clearTimeout(timer);
-      caller?.removeEventListener('abort', onAbort);
-    },
-  };
+class AttemptDeadline implements AttemptCancellation {
+  timedOut = false;
+  private readonly timer: ReturnType<typeof setTimeout>;
+  private cancelled?: { reason: unknown };
+  private released = false;
+  private cancelFn?: (reason: unknown) => void;
+  private controller?: AbortController;
+  private readonly onCallerAbort = () => this.cancel(this.caller?.reason);
+
+  constructor(
+    timeoutMs: number,
+    private readonly caller: AbortSignal | undefined,
+  ) {
+    this.timer = setTimeout(() => {
+      this.timedOut = true;
+      this.cancel(new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError'));
+    }, timeoutMs);
+    // Like AbortSignal.timeout's own timer: a pending call's socket, not its deadline, keeps a process up.
+    (this.timer as { unref?: () => void }).unref?.();
+    if (caller?.aborted) this.cancel(caller.reason);
+    else caller?.addEventListener('abort', this.onCallerAbort, { once: true });
+  }
+
+  onCancel(cancel: (reason: unknown) => void): void {
+    if (this.released) return;
+    if (this.cancelled) cancel(this.cancelled.reason);
+    else this.cancelFn = cancel;
+  }
+
+  /** An AbortSignal for `fetch`, aborted whenever the attempt is cancelled. */
+  signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    if (this.cancelled) this.controller.abort(this.cancelled.reason);
+    return this.controller.signal;
+  }
+
+  release(): void {
+    this.released = true;
+    this.cancelFn = undefined;
+    clearTimeout(this.timer);
+    this.caller?.removeEventListener('abort', this.onCallerAbort);
+  }
+
+  private cancel(reason: unknown): void {
+    if (this.cancelled || this.released) return;
+    this.cancelled = { reason };
+    this.controller?.abort(reason);
+    const cancel = this.cancelFn;
+    this.cancelFn = undefined;
+    cancel?.(reason);
+  }
 }
 
 function classify(cause: unknown, callerSignal: AbortSignal | undefined, timedOut: boolean): AttemptFailure {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ServiceCallError, ServiceClient, ServiceUnavailableError } from '@flowplane/contracts';
 import { currentRequestId, DomainException } from '@flowplane/platform/http';
 import { ServiceClients } from '@flowplane/platform/service';
-import { keepAliveFetch } from './keep-alive-fetch';
+import { keepAliveTransport } from './keep-alive-transport';
 
 /** A hit as the search service answers it. */
 export interface KnowledgeHit {
@@ -45,7 +45,7 @@ export class KnowledgeSearchClient {
       retries: 1,
       tokenProvider: (_target, perms) => this.clients.token('search', perms),
       requestIdProvider: currentRequestId,
-      fetch: keepAliveFetch,
+      transport: keepAliveTransport,
     }));
   }
 

@@ -1,12 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ServiceClient, type ServiceCallError, type ServiceUnavailableError } from '@flowplane/contracts';
-import { keepAliveFetch } from './keep-alive-fetch';
+import { keepAliveTransport } from './keep-alive-transport';
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
 
-/** The same ServiceClient calls over fetch and over keepAliveFetch must end the same way. */
-describe('keepAliveFetch behind a ServiceClient', () => {
+/** The same ServiceClient calls over fetch and over keepAliveTransport must end the same way. */
+describe('keepAliveTransport behind a ServiceClient', () => {
   let server: Server;
   let base: string;
   let handler: Handler;
@@ -37,7 +37,7 @@ describe('keepAliveFetch behind a ServiceClient', () => {
 
   const clients = (options: { timeoutMs?: number; retries?: number } = {}) => {
     const common = { service: 'search', baseUrl: base, retryBaseDelayMs: 1, tokenProvider: async () => 'tok', requestIdProvider: () => 'req-1', ...options };
-    return { fetch: new ServiceClient(common), keepAlive: new ServiceClient({ ...common, fetch: keepAliveFetch }) };
+    return { fetch: new ServiceClient(common), keepAlive: new ServiceClient({ ...common, transport: keepAliveTransport }) };
   };
   const json = (status: number, body: unknown, headers: Record<string, string> = {}): Handler => (_req, _body, res) => {
     res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
@@ -100,6 +100,31 @@ describe('keepAliveFetch behind a ServiceClient', () => {
     expect(stallKeepAlive.error).toMatchObject({ name: 'ServiceUnavailableError', reason: 'timeout' });
   });
 
+  it('stops the same way when the caller aborts while the answer is awaited, and frees the connection', async () => {
+    handler = () => undefined;
+    const started = Date.now();
+    const [viaFetch, viaKeepAlive] = await both((c) => {
+      const caller = new AbortController();
+      setTimeout(() => caller.abort(), 50);
+      return c.post('/q', {}, { idempotent: true, signal: caller.signal });
+    }, { timeoutMs: 5000, retries: 2 });
+    expect(viaKeepAlive).toEqual(viaFetch);
+    expect(viaKeepAlive.error).toMatchObject({ name: 'ServiceUnavailableError', reason: 'aborted', attempts: 1 });
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('puts no listener on any AbortSignal while a call runs (the caller gave none)', async () => {
+    handler = json(200, { ok: true });
+    const { keepAlive } = clients();
+    const added = jest.spyOn(AbortSignal.prototype, 'addEventListener');
+    try {
+      await expect(keepAlive.post('/q', {})).resolves.toEqual({ ok: true });
+      expect(added).not.toHaveBeenCalled();
+    } finally {
+      added.mockRestore();
+    }
+  });
+
   it('reports an unreachable service the same way', async () => {
     const closed = createServer();
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
@@ -107,7 +132,7 @@ describe('keepAliveFetch behind a ServiceClient', () => {
     await new Promise((r) => closed.close(r));
     const common = { service: 'search', baseUrl: `http://127.0.0.1:${port}`, retries: 0 };
     const errorOf = async (c: ServiceClient) => c.post('/q', {}).then(() => undefined, (e: ServiceUnavailableError) => ({ name: e.name, reason: e.reason, message: e.message }));
-    const viaKeepAlive = await errorOf(new ServiceClient({ ...common, fetch: keepAliveFetch }));
+    const viaKeepAlive = await errorOf(new ServiceClient({ ...common, transport: keepAliveTransport }));
     expect(viaKeepAlive).toEqual(await errorOf(new ServiceClient(common)));
     expect(viaKeepAlive).toMatchObject({ name: 'ServiceUnavailableError', reason: 'network' });
   });

@@ -137,6 +137,30 @@ describe('keepAliveTransport behind a ServiceClient', () => {
     expect(viaKeepAlive).toMatchObject({ name: 'ServiceUnavailableError', reason: 'network' });
   });
 
+  it('closes an idle connection before the server would, as the server\'s keep-alive hint asks', async () => {
+    const short = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"ok":true}');
+    });
+    short.keepAliveTimeout = 2500; // answers carry `Keep-Alive: timeout=2`
+    let closedAfter = -1;
+    let answeredAt = 0;
+    short.on('connection', (socket) => socket.on('close', () => (closedAfter = Date.now() - answeredAt)));
+    await new Promise<void>((r) => short.listen(0, '127.0.0.1', r));
+    try {
+      const client = new ServiceClient({ service: 'search', baseUrl: `http://127.0.0.1:${(short.address() as AddressInfo).port}`, transport: keepAliveTransport });
+      await expect(client.post('/q', {})).resolves.toEqual({ ok: true });
+      answeredAt = Date.now();
+      await new Promise((r) => setTimeout(r, 2200));
+      // The agent closes at the hint less a second (about 1 s); the server would have closed at 2.5 s.
+      expect(closedAfter).toBeGreaterThanOrEqual(0);
+      expect(closedAfter).toBeLessThan(2000);
+    } finally {
+      short.closeAllConnections();
+      await new Promise((r) => short.close(r));
+    }
+  });
+
   it('reuses one connection for consecutive calls', async () => {
     handler = json(200, { ok: true });
     const { keepAlive } = clients();

@@ -2,8 +2,13 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, t
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { ServiceTransport } from '@flowplane/contracts';
 
-const HTTP_AGENT = new HttpAgent({ keepAlive: true });
-const HTTPS_AGENT = new HttpsAgent({ keepAlive: true });
+// An idle socket is closed by this side before the server would close it. Node's agent applies a
+// server's `Keep-Alive: timeout=N` hint (less a second) only when it lowers a timeout of its own,
+// and without one it keeps idle sockets forever. A request written on a socket the server is closing
+// at that moment would be reset.
+const IDLE_SOCKET_MS = 30_000;
+const HTTP_AGENT = new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS });
+const HTTPS_AGENT = new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS });
 
 /**
  * A ServiceClient transport over node:http with a keep-alive agent. The retrieval node calls

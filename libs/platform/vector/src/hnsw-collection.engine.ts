@@ -407,7 +407,7 @@ export class HnswCollection {
     // A sparse query (feature-hashing embedders, for one) is scored on its non-zero components
     // only, normalised there; a dense copy of it is made only when it is dense.
     const sparse = euclid ? null : sparseSupport(vector, norm);
-    const query = sparse !== null ? vector : norm > 0 ? normalize(vector, norm) : vector;
+    const dense = sparse !== null ? null : norm > 0 ? normalize(vector, norm) : vector;
     // Small collections keep their vectors beside the graph (at most exactSearchThreshold of them);
     // a filtered scan of a large one reads each candidate from the graph instead.
     const keep = this.byKey.size <= this.tuning.exactSearchThreshold;
@@ -421,7 +421,7 @@ export class HnswCollection {
         if (keep) e.vector = Float32Array.from(point);
         stored = point;
       }
-      const score = sparse !== null && (e.finite ??= allFinite(stored)) ? sparseDot(sparse, stored) : this.exactScore(sparse !== null ? sparse.dense() : query, stored);
+      const score = sparse !== null && (e.finite ??= allFinite(stored)) ? sparseDot(sparse, stored) : this.exactScore(dense ?? (sparse as SparseQuery).dense(), stored);
       if (best.length === k) {
         // Most candidates lose to the current k-th: rejected before any allocation.
         const worst = best[k - 1];
@@ -484,7 +484,6 @@ export class HnswCollection {
  * in full, so that its 0 x Infinity still gives the NaN it always did.
  */
 
-/** Ascending indices of the non-zero components of `q` when they are few enough to pay for a scan of just them, else null. */
 /** A sparse query: the indices of its non-zero components and their values (normalised when `norm` > 0). */
 interface SparseQuery {
   indices: Int32Array;

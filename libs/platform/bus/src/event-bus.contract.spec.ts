@@ -2,6 +2,7 @@ import { logLevel } from 'kafkajs';
 import {
   describeIntegration,
   kafkaMockUnavailable,
+  kafkaTestServer,
   startKafkaMock,
   type KafkaMock,
 } from '@flowplane/platform/testing';
@@ -19,7 +20,7 @@ describe('EventBus contract: memory', () => {
   });
 });
 
-describeIntegration('EventBus contract: kafka', kafkaMockUnavailable(), { requiredInCi: true }, () => {
+describeIntegration('EventBus contract: kafka (mock broker)', kafkaMockUnavailable(), { requiredInCi: true }, () => {
   let mock: KafkaMock;
 
   beforeAll(async () => {
@@ -47,3 +48,39 @@ describeIntegration('EventBus contract: kafka', kafkaMockUnavailable(), { requir
     { deliveryTimeoutMs: 15_000, quietMs: 300, testTimeoutMs: 30_000 },
   );
 });
+
+// Apache Kafka itself: `TEST_KAFKA_BROKERS` (npm run engines:up), else a testcontainers broker.
+const realKafka = kafkaTestServer();
+describeIntegration(
+  `EventBus contract: Apache Kafka (${realKafka.source})`,
+  realKafka.unavailable,
+  { requiredInCi: true },
+  () => {
+    let server: Awaited<ReturnType<typeof realKafka.start>>;
+
+    beforeAll(async () => {
+      server = await realKafka.start();
+    }, 240_000);
+
+    afterAll(async () => {
+      await server?.stop();
+    });
+
+    eventBusContract(
+      async () =>
+        new KafkaEventBus({
+          brokers: server.brokers,
+          clientId: 'contract-real',
+          idempotent: true,
+          sessionTimeout: 6000,
+          heartbeatInterval: 300,
+          rebalanceTimeout: 6000,
+          maxWaitTimeInMs: 50,
+          retry: { retries: 5, initialRetryTime: 100 },
+          logLevel: logLevel.NOTHING,
+          logger: silent,
+        }),
+      { deliveryTimeoutMs: 20_000, quietMs: 500, testTimeoutMs: 45_000 },
+    );
+  },
+);

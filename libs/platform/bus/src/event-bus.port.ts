@@ -126,6 +126,42 @@ export interface EventBus {
   stats(): Promise<BusStats>;
   /** Stops every subscription of this bus and releases connections; later calls reject. */
   close(): Promise<void>;
+  /**
+   * Makes sure `topics` exist with the configured partitions, replication and retention (Kafka:
+   * through the admin API; idempotent, existing topics are left as they are). Adapters whose log
+   * needs no provisioning leave it out. Rejects with the broker's reason when it refuses.
+   */
+  provision?(topics: readonly string[]): Promise<ProvisionResult>;
+}
+
+export interface ProvisionResult {
+  /** Topics this call created. */
+  created: string[];
+  /** Topics that already existed. */
+  existing: string[];
+}
+
+/** How the Kafka adapter creates topics (partitions, replication, retention), with per-topic overrides. */
+export interface TopicSettings {
+  partitions?: number;
+  /** Copies of each partition; default min(3, brokers in the cluster). */
+  replicationFactor?: number;
+  /** `retention.ms`; the broker's default when absent. */
+  retentionMs?: number;
+  /** `min.insync.replicas`; the broker's default when absent. */
+  minInSyncReplicas?: number;
+}
+
+/** Thrown when the broker refuses to create a topic (policy, replication, authorization). */
+export class TopicProvisioningError extends Error {
+  constructor(
+    readonly topics: string[],
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`Kafka refused to create topic${topics.length > 1 ? 's' : ''} ${topics.join(', ')}: ${reason}`, options);
+    this.name = 'TopicProvisioningError';
+  }
 }
 
 /** Minimal logger the adapters report to (pino and Nest's Logger both fit through a small adapter). */

@@ -28,9 +28,12 @@ import {
   type ConsumerLag,
   type EventBus,
   type EventHandler,
+  type ProvisionResult,
   type PublishOptions,
   type SubscribeOptions,
   type Subscription,
+  TopicProvisioningError,
+  type TopicSettings,
 } from './event-bus.port';
 
 export interface KafkaEventBusOptions {
@@ -64,6 +67,16 @@ export interface KafkaEventBusOptions {
   subscribeTimeoutMs?: number;
   /** How long `ping` waits for the cluster (default 5000). */
   pingTimeoutMs?: number;
+  /**
+   * How topics are created before first use (partitions default 6; replication min(3, brokers);
+   * retention and min ISR the broker's), with overrides per topic name.
+   */
+  topics?: TopicSettings & { overrides?: Record<string, TopicSettings> };
+  /**
+   * Create topics through the admin API before the first publish or subscribe (default true).
+   * Off: the broker's auto-creation (with its defaults) or an operator creates them.
+   */
+  provisionTopics?: boolean;
   /** kafkajs' own log level (default WARN), routed to `logger`. */
   logLevel?: KafkaLogLevel;
   logger?: BusLogger;
@@ -116,6 +129,11 @@ export class KafkaEventBus implements EventBus {
   private producer?: Promise<Producer>;
   private admin?: Promise<Admin>;
   private queue: PendingSend[] = [];
+  /** Topics known to exist (provisioned or found), so the hot path checks a Set only. */
+  private readonly readyTopics = new Set<string>();
+  private readonly provisioning = new Map<string, Promise<void>>();
+  private provisionUnsupported = false;
+  private defaultReplication?: Promise<number>;
   private flushing: Promise<void> | null = null;
   private flushScheduled = false;
   private closed = false;
@@ -304,6 +322,9 @@ export class KafkaEventBus implements EventBus {
     });
 
     try {
+      // A real broker answers a subscription to a topic it is still creating with
+      // UNKNOWN_TOPIC_OR_PARTITION; create the topics (and wait for their leaders) first.
+      await this.ensureTopics(unique);
       await consumer.connect();
       await consumer.subscribe({ topics: unique, fromBeginning: options.fromBeginning === true });
       await consumer.run(runConfig);
@@ -323,6 +344,41 @@ export class KafkaEventBus implements EventBus {
     }
     this.subscriptions.add(sub);
     return sub;
+  }
+
+  async provision(topics: readonly string[]): Promise<ProvisionResult> {
+    if (this.closed) throw new BusClosedError();
+    const names = [...new Set(topics)];
+    names.forEach((t) => assertTopic(t));
+    if (names.length === 0) return { created: [], existing: [] };
+    const admin = await this.getAdmin();
+    const existing = new Set(await admin.listTopics());
+    const missing = names.filter((t) => !existing.has(t));
+    const created: string[] = [];
+    if (missing.length) {
+      const replication = await this.replicationDefault(admin);
+      const specs = missing.map((topic) => this.topicSpec(topic, replication));
+      try {
+        await admin.createTopics({ topics: specs, waitForLeaders: true, timeout: 10_000 });
+        created.push(...missing);
+      } catch (error) {
+        if (isUnsupportedApi(error)) {
+          // The librdkafka mock broker has no CreateTopics: it auto-creates on first use.
+          if (!this.provisionUnsupported) {
+            this.logger.warn('Kafka broker cannot create topics (no CreateTopics API); relying on auto-creation', {
+              error: describeError(error),
+            });
+          }
+          this.provisionUnsupported = true;
+          return { created: [], existing: names };
+        }
+        throw new TopicProvisioningError(missing, await this.refusal(admin, error), { cause: error });
+      }
+      // createTopics skips its leader wait when another client created one of them first.
+      await this.waitForLeaders(admin, missing);
+    }
+    for (const t of names) this.readyTopics.add(t);
+    return { created, existing: names.filter((t) => existing.has(t)) };
   }
 
   async ping(): Promise<void> {
@@ -414,6 +470,95 @@ export class KafkaEventBus implements EventBus {
     if (starts.length) await consumer.commitOffsets(starts);
   }
 
+  /** Provisions the topics not yet known to exist; concurrent callers share one admin request. */
+  private ensureTopics(topics: readonly string[]): Promise<void> {
+    if (this.options.provisionTopics === false || this.provisionUnsupported) return Promise.resolve();
+    const waits: Promise<void>[] = [];
+    const missing: string[] = [];
+    for (const t of topics) {
+      if (this.readyTopics.has(t)) continue;
+      const pending = this.provisioning.get(t);
+      if (pending) waits.push(pending);
+      else missing.push(t);
+    }
+    if (missing.length) {
+      const request = this.provision(missing).then(() => {
+        for (const t of missing) {
+          this.readyTopics.add(t);
+          this.provisioning.delete(t);
+        }
+      });
+      request.catch(() => {
+        for (const t of missing) if (this.provisioning.get(t) === request) this.provisioning.delete(t);
+      });
+      for (const t of missing) this.provisioning.set(t, request);
+      waits.push(request);
+    }
+    return waits.length === 0 ? Promise.resolve() : Promise.all(waits).then(() => undefined);
+  }
+
+  private topicSpec(topic: string, replication: number) {
+    const settings = { ...this.options.topics, ...this.options.topics?.overrides?.[topic] };
+    const configEntries: Array<{ name: string; value: string }> = [];
+    if (settings.retentionMs !== undefined) configEntries.push({ name: 'retention.ms', value: String(settings.retentionMs) });
+    if (settings.minInSyncReplicas !== undefined) {
+      configEntries.push({ name: 'min.insync.replicas', value: String(settings.minInSyncReplicas) });
+    }
+    return {
+      topic,
+      numPartitions: settings.partitions ?? 6,
+      replicationFactor: settings.replicationFactor ?? replication,
+      configEntries,
+    };
+  }
+
+  /** The broker's reasons, per topic, with the fix where the reason has an obvious one. */
+  private async refusal(admin: Admin, error: unknown): Promise<string> {
+    const errors = (error as { errors?: Array<{ topic?: string; type?: string; message?: string }> }).errors;
+    if (!Array.isArray(errors) || errors.length === 0) return describeError(error);
+    const reasons = new Set<string>();
+    for (const e of errors) {
+      let reason = e.message ?? String(e.type);
+      if (e.type === 'INVALID_REPLICATION_FACTOR') {
+        const brokers = await admin
+          .describeCluster()
+          .then((c) => c.brokers.length)
+          .catch(() => undefined);
+        reason += ` (replication factor ${this.options.topics?.replicationFactor ?? 'default'}${brokers ? ` on a cluster of ${brokers} broker${brokers > 1 ? 's' : ''}` : ''}; set KAFKA_TOPIC_REPLICATION_FACTOR)`;
+      }
+      reasons.add(errors.length > 1 && e.topic ? `${e.topic}: ${reason}` : reason);
+    }
+    return [...reasons].join('; ');
+  }
+
+  /** min(3, brokers in the cluster): what an operator would pick, and never more than can be placed. */
+  private replicationDefault(admin: Admin): Promise<number> {
+    if (this.options.topics?.replicationFactor !== undefined) return Promise.resolve(this.options.topics.replicationFactor);
+    if (!this.defaultReplication) {
+      const asked = admin.describeCluster().then((c) => Math.max(1, Math.min(3, c.brokers.length)));
+      asked.catch(() => {
+        if (this.defaultReplication === asked) this.defaultReplication = undefined;
+      });
+      this.defaultReplication = asked;
+    }
+    return this.defaultReplication;
+  }
+
+  private async waitForLeaders(admin: Admin, topics: string[]): Promise<void> {
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      try {
+        const { topics: meta } = await admin.fetchTopicMetadata({ topics });
+        const led = meta.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0));
+        if (led && meta.length === topics.length) return;
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+      }
+      if (Date.now() > deadline) throw new Error(`topics ${topics.join(', ')} have no leader after 15 s`);
+      await sleep(100);
+    }
+  }
+
   private getProducer(): Promise<Producer> {
     if (!this.producer) {
       const producer = this.kafka.producer({
@@ -446,6 +591,14 @@ export class KafkaEventBus implements EventBus {
 
   /** Queues one message; everything queued in the same tick goes out in one produce request. */
   private send(topic: string, message: Message): Promise<void> {
+    if (!this.readyTopics.has(topic) && this.options.provisionTopics !== false && !this.provisionUnsupported) {
+      // Sends waiting on the same provisioning continue in call order, so per-key order holds.
+      return this.ensureTopics([topic]).then(() => this.enqueue(topic, message));
+    }
+    return this.enqueue(topic, message);
+  }
+
+  private enqueue(topic: string, message: Message): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ topic, message, resolve, reject });
       if (!this.flushScheduled && !this.flushing) {
@@ -655,6 +808,17 @@ function toEnvelope(
   const subject = headers[CE.subject] ?? key;
   if (subject !== undefined) event.subject = subject;
   return event;
+}
+
+/** True when the broker lacks an API kafkajs needs for the call (the mock broker has no CreateTopics). */
+function isUnsupportedApi(error: unknown): boolean {
+  const e = error as { name?: string; type?: string; message?: string };
+  return (
+    e?.name === 'KafkaJSNotImplemented' ||
+    e?.name === 'KafkaJSServerDoesNotSupportApiKey' ||
+    e?.type === 'UNSUPPORTED_VERSION' ||
+    /does not support the requested API|not (be )?supported|unsupported/i.test(e?.message ?? '')
+  );
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {

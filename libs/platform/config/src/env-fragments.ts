@@ -1,5 +1,5 @@
 import { Transform, Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
 import { Sensitive } from './sensitive.decorator';
 
 /** Parses the usual spellings of a boolean env value; anything else is left for validation to reject. */
@@ -14,6 +14,33 @@ const toBool = ({ value }: { value: unknown }) => {
 /** Splits a comma-separated env value into trimmed, non-empty items. */
 const toList = ({ value }: { value: unknown }) =>
   typeof value === 'string' ? value.split(',').map((s) => s.trim()).filter(Boolean) : value;
+
+const TOPIC_SETTING_KEYS = new Set(['partitions', 'replicationFactor', 'retentionMs', 'minInSyncReplicas']);
+
+/**
+ * Parses KAFKA_TOPIC_OVERRIDES (`{"<topic>": {"partitions": 12, "retentionMs": 604800000}}`); a
+ * value of any other shape is passed on unparsed, so the IsObject check names the variable.
+ */
+const toTopicOverrides = ({ value }: { value: unknown }) => {
+  if (typeof value !== 'string') return value;
+  if (value.trim() === '') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    return value;
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return value;
+  const out: Record<string, Record<string, number>> = Object.create(null);
+  for (const [topic, settings] of Object.entries(parsed)) {
+    if (!settings || typeof settings !== 'object' || Array.isArray(settings)) return value;
+    for (const [k, v] of Object.entries(settings)) {
+      if (!TOPIC_SETTING_KEYS.has(k) || !Number.isInteger(v) || (v as number) < 1) return value;
+    }
+    out[topic] = settings as Record<string, number>;
+  }
+  return out;
+};
 
 /** HTTP listener and request handling. */
 export class HttpEnv {
@@ -117,6 +144,35 @@ export class KafkaEnv {
   /** How often a consumer heartbeats to its group; must be well below KAFKA_SESSION_TIMEOUT_MS. */
   @Type(() => Number) @IsInt() @Min(100) @Max(60000)
   KAFKA_HEARTBEAT_INTERVAL_MS = 3000;
+
+  /** Create the platform's topics through the admin API at start and before first use; off leaves it to an operator. */
+  @Transform(toBool) @IsBoolean()
+  KAFKA_PROVISION_TOPICS = true;
+
+  /** Partitions of a topic the platform creates: the most consumer replicas that share its work. */
+  @Type(() => Number) @IsInt() @Min(1) @Max(10000)
+  KAFKA_TOPIC_PARTITIONS = 6;
+
+  /** Copies of each partition of a created topic; unset means min(3, brokers in the cluster). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(32)
+  KAFKA_TOPIC_REPLICATION_FACTOR?: number;
+
+  /** `retention.ms` of a created topic; unset keeps the broker's default (7 days in Apache Kafka). */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(60000)
+  KAFKA_TOPIC_RETENTION_MS?: number;
+
+  /** `min.insync.replicas` of a created topic; unset keeps the broker's default. */
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(32)
+  KAFKA_TOPIC_MIN_INSYNC_REPLICAS?: number;
+
+  /** Per-topic settings, JSON: `{"<topic>": {"partitions": 12, "replicationFactor": 3, "retentionMs": 604800000, "minInSyncReplicas": 2}}`. */
+  @IsOptional()
+  @Transform(toTopicOverrides)
+  @IsObject({
+    message:
+      'KAFKA_TOPIC_OVERRIDES must be a JSON object of topic name to {partitions, replicationFactor, retentionMs, minInSyncReplicas}, each a positive integer',
+  })
+  KAFKA_TOPIC_OVERRIDES?: Record<string, Record<string, number>>;
 }
 
 /** Which document store engine to use. */

@@ -38,6 +38,24 @@ describe('loadConfig', () => {
     expect(cfg.KAFKA_BROKERS).toEqual(['a:9092', 'b:9093']);
   });
 
+  it('reads how Kafka topics are created, and names a malformed override', () => {
+    const base = { AUTH_JWT_SECRET: secret, BUS: 'kafka', KAFKA_BROKERS: 'a:9092' };
+    const defaults = loadConfig(fragments, base);
+    expect([defaults.KAFKA_PROVISION_TOPICS, defaults.KAFKA_TOPIC_PARTITIONS, defaults.KAFKA_TOPIC_REPLICATION_FACTOR]).toEqual([true, 6, undefined]);
+    const cfg = loadConfig(fragments, {
+      ...base,
+      KAFKA_TOPIC_PARTITIONS: '12',
+      KAFKA_TOPIC_RETENTION_MS: '86400000',
+      KAFKA_TOPIC_OVERRIDES: '{"assistant.handoff_requested":{"partitions":3,"retentionMs":604800000}}',
+    });
+    expect(cfg.KAFKA_TOPIC_PARTITIONS).toBe(12);
+    expect(cfg.KAFKA_TOPIC_RETENTION_MS).toBe(86_400_000);
+    expect(cfg.KAFKA_TOPIC_OVERRIDES).toEqual({ 'assistant.handoff_requested': { partitions: 3, retentionMs: 604_800_000 } });
+    for (const bad of ['{not json', '[1]', '{"t":{"partitions":0}}', '{"t":{"partition":3}}']) {
+      expect(() => loadConfig(fragments, { ...base, KAFKA_TOPIC_OVERRIDES: bad })).toThrow(/KAFKA_TOPIC_OVERRIDES must be a JSON object/);
+    }
+  });
+
   it('never echoes a secret and masks it for display', () => {
     const cfg = loadConfig(fragments, { AUTH_JWT_SECRET: secret });
     expect(redactConfig(cfg, fragments).AUTH_JWT_SECRET).toBe('********');

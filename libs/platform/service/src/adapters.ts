@@ -11,7 +11,22 @@ export function busFromConfig(c: ServiceConfig, service: string): EventBus {
     maxAttempts: c.BUS_MAX_ATTEMPTS as number,
     kafka:
       c.BUS === 'kafka'
-        ? { brokers: c.KAFKA_BROKERS as string[], clientId: `${c.KAFKA_CLIENT_ID as string}-${service}`, idempotent: c.KAFKA_IDEMPOTENT as boolean, maxWaitTimeInMs: c.KAFKA_MAX_WAIT_MS as number, sessionTimeout: c.KAFKA_SESSION_TIMEOUT_MS as number, heartbeatInterval: c.KAFKA_HEARTBEAT_INTERVAL_MS as number }
+        ? {
+            brokers: c.KAFKA_BROKERS as string[],
+            clientId: `${c.KAFKA_CLIENT_ID as string}-${service}`,
+            idempotent: c.KAFKA_IDEMPOTENT as boolean,
+            maxWaitTimeInMs: c.KAFKA_MAX_WAIT_MS as number,
+            sessionTimeout: c.KAFKA_SESSION_TIMEOUT_MS as number,
+            heartbeatInterval: c.KAFKA_HEARTBEAT_INTERVAL_MS as number,
+            provisionTopics: c.KAFKA_PROVISION_TOPICS as boolean,
+            topics: {
+              partitions: c.KAFKA_TOPIC_PARTITIONS as number,
+              replicationFactor: c.KAFKA_TOPIC_REPLICATION_FACTOR as number | undefined,
+              retentionMs: c.KAFKA_TOPIC_RETENTION_MS as number | undefined,
+              minInSyncReplicas: c.KAFKA_TOPIC_MIN_INSYNC_REPLICAS as number | undefined,
+              overrides: c.KAFKA_TOPIC_OVERRIDES as Record<string, Record<string, number>> | undefined,
+            },
+          }
         : undefined,
     source: `/services/${service}`,
   });

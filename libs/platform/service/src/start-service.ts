@@ -7,7 +7,8 @@ import { Logger } from 'nestjs-pino';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AuthEnv, BusEnv, HttpEnv, KafkaEnv, LogEnv, loadConfig, MongoEnv, StoreEnv, VectorEnv } from '@flowplane/platform/config';
-import type { EventBus } from '@flowplane/platform/bus';
+import { dlqTopic, type EventBus } from '@flowplane/platform/bus';
+import { FIXED_TOPICS } from '@flowplane/contracts';
 import { createMetricsRegistry, createMetricsServer, ReadinessRegistry, registerBusMetrics } from '@flowplane/platform/health';
 import { expressErrorHandler, installClientErrorHandler, jsonBodyVerifier, pathEncodingGuard, requestIdMiddleware, routeNotFoundHandler } from '@flowplane/platform/http';
 import { defaultLocaleFromEnv, requestLocaleMiddleware } from '@flowplane/platform/http';
@@ -75,6 +76,11 @@ export async function startService(def: ServiceDefinition, overrides: ServiceOve
     if (def.uses.bus) {
       ctx.bus = overrides.bus ?? busFromConfig(config, def.name);
       if (!overrides.bus) owned.push(ctx.bus);
+      // Kafka: the platform's topics and their dead-letter topics exist, as configured, before any
+      // consumer joins; a broker that refuses stops the start with its reason.
+      if (!overrides.bus && ctx.bus.provision && config.KAFKA_PROVISION_TOPICS !== false) {
+        await ctx.bus.provision([...FIXED_TOPICS, ...FIXED_TOPICS.map(dlqTopic)]);
+      }
     }
     if (def.uses.store) {
       ctx.store = overrides.store ?? (await storeFromConfig(config, def.name));

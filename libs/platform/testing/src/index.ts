@@ -1,2 +1,3 @@
 export * from './integration';
 export * from './kafka-mock';
+export * from './engines';

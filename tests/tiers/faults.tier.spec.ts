@@ -4,14 +4,24 @@ import type { AddressInfo } from 'node:net';
 import { Kafka, logLevel } from 'kafkajs';
 import { Topics } from '@flowplane/contracts';
 import { KafkaEventBus, type Subscription } from '@flowplane/platform/bus';
-import { describeIntegration, type KafkaMock, kafkaMockUnavailable, startKafkaMock } from '@flowplane/platform/testing';
+import {
+  describeIntegration,
+  type KafkaCluster,
+  kafkaEngineUnavailable,
+  kafkaMockUnavailable,
+  startKafkaCluster,
+  startKafkaMock,
+} from '@flowplane/platform/testing';
 import { type SplitPlatform, startSplit } from '../../tools/split/split';
 import { call, json, tempDir, TEST_SECRET, token, until } from '../support/http';
 
 /**
- * Faults tier, in split mode over the Kafka mock broker: events flow into an event-source flow
- * (its auto-managed subscriber deployment) and into an explicit subscriber deployment while the two
- * flow-runtime replicas are killed with SIGKILL at random moments and restarted.
+ * Faults tier, in split mode over a 3-broker Apache Kafka cluster (KRaft, replication factor 3,
+ * `min.insync.replicas=2`): events flow into an event-source flow (its auto-managed subscriber
+ * deployment) and into an explicit subscriber deployment while the two flow-runtime replicas are
+ * killed with SIGKILL at random moments and restarted, and one Kafka broker is SIGKILLed in the
+ * middle of the traffic and started again. Where Kafka cannot start (no Java), the tier runs
+ * on the Kafka mock broker without the broker kill (`FAULTS_BROKER=mock` forces that).
  *
  * - every event's run reaches its effect: a POST to the sink keyed by the event's id (0 lost);
  * - the effect is idempotent by that key: redeliveries after a kill reach the sink again and are
@@ -30,6 +40,9 @@ const EVENTS = Number(process.env.FAULTS_EVENTS ?? 1000);
 const KILLS = Number(process.env.FAULTS_KILLS ?? 5);
 const POISON = Number(process.env.FAULTS_POISON ?? Math.max(4, Math.round(EVENTS / 250)));
 const SEED = Number(process.env.FAULTS_SEED ?? Date.now() % 100000);
+const BROKER: 'kafka' | 'mock' =
+  process.env.FAULTS_BROKER === 'mock' || (process.env.FAULTS_BROKER !== 'kafka' && kafkaEngineUnavailable() !== false) ? 'mock' : 'kafka';
+const brokerUnavailable = BROKER === 'kafka' ? kafkaEngineUnavailable() : kafkaMockUnavailable();
 /** Budget of the drain after the last publish; generous, the figures say how long it took. */
 const DRAIN_MS = Number(process.env.FAULTS_DRAIN_MS ?? 120_000 + EVENTS * 40 + KILLS * 15_000);
 
@@ -104,8 +117,9 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describeIntegration('tier 4: faults in split mode (SIGKILLed flow-runtime replicas, outboxes after a kill)', kafkaMockUnavailable(), { requiredInCi: true }, () => {
-  let broker: KafkaMock;
+describeIntegration(`tier 4: faults in split mode on ${BROKER === 'kafka' ? 'a 3-broker Apache Kafka cluster' : 'the Kafka mock broker'} (SIGKILLed flow-runtime replicas${BROKER === 'kafka' ? ' and a broker' : ''}, outboxes after a kill)`, brokerUnavailable, { requiredInCi: true }, () => {
+  let broker: { brokers: string[]; stop(): Promise<void> };
+  let cluster: KafkaCluster | undefined;
   let platform: SplitPlatform;
   let dataDir: string;
   let bus: KafkaEventBus;
@@ -131,14 +145,21 @@ describeIntegration('tier 4: faults in split mode (SIGKILLed flow-runtime replic
   beforeAll(async () => {
     dataDir = tempDir('faults');
     target = await sink();
-    broker = await startKafkaMock({
-      topics: [
-        { name: 'faults.orders', partitions: 4 },
-        { name: 'faults.orders.dlq', partitions: 1 },
-        { name: 'faults.audit', partitions: 4 },
-        { name: 'faults.audit.dlq', partitions: 1 },
-      ],
-    });
+    const topics = { 'faults.orders': 4, 'faults.orders.dlq': 1, 'faults.audit': 4, 'faults.audit.dlq': 1 };
+    if (BROKER === 'kafka') {
+      cluster = await startKafkaCluster({ dataDir: `${dataDir}/kafka`, nodes: 3 });
+      broker = { brokers: cluster.brokers, stop: () => cluster!.stop() };
+      const provisioner = new KafkaEventBus({
+        brokers: cluster.brokers,
+        logLevel: logLevel.NOTHING,
+        logger: silent,
+        topics: { overrides: Object.fromEntries(Object.entries(topics).map(([t, partitions]) => [t, { partitions }])) },
+      });
+      await provisioner.provision(Object.keys(topics));
+      await provisioner.close();
+    } else {
+      broker = await startKafkaMock({ topics: Object.entries(topics).map(([name, partitions]) => ({ name, partitions })) });
+    }
     platform = await startSplit({
       brokers: broker.brokers,
       basePort: 19480,
@@ -163,7 +184,7 @@ describeIntegration('tier 4: faults in split mode (SIGKILLed flow-runtime replic
     admin = await token('faults-admin', ['admin:access', 'profiles:*'], { superuser: true });
     api = `${platform.gatewayUrl}/api/v1`;
     replicaApis = platform.replicaUrls['flow-runtime'].map((u) => `${u}/api/v1`);
-    bus = new KafkaEventBus({ brokers: broker.brokers, clientId: 'faults-tier', sessionTimeout: 6000, heartbeatInterval: 300, maxWaitTimeInMs: 50, logLevel: logLevel.NOTHING, logger: silent });
+    bus = new KafkaEventBus({ brokers: broker.brokers, clientId: 'faults-tier', idempotent: BROKER === 'kafka', retry: { retries: 10, initialRetryTime: 200 }, sessionTimeout: 6000, heartbeatInterval: 300, maxWaitTimeInMs: 50, logLevel: logLevel.NOTHING, logger: silent });
     subs.push(
       await bus.subscribe<{ id: string }>(['faults.orders.dlq', 'faults.audit.dlq'], { groupId: 'faults-dlq-reader', fromBeginning: true }, async (e, ctx) => {
         dlq.push({ topic: ctx.topic, id: String(e.data?.id) });
@@ -250,6 +271,20 @@ describeIntegration('tier 4: faults in split mode (SIGKILLed flow-runtime replic
       })();
       // A restart that fails must not leave the publisher waiting: the test fails on `await killer`.
       killer.catch(() => [...sliceStarted, ...killedAt, ...restarted].forEach((d) => d.resolve()));
+      // One Kafka broker dies in the middle of the traffic (leaders move, the group coordinator may
+      // be on it) and comes back on its data a few seconds later.
+      let brokerKill = '';
+      const brokerKiller = (async () => {
+        if (!cluster || KILLS === 0) return;
+        await sliceStarted[Math.floor(KILLS / 2)].promise;
+        await sleep(random() * sliceMs);
+        const node = cluster.nodes[Math.floor(random() * cluster.nodes.length)];
+        await node.kill('SIGKILL');
+        const down = Date.now();
+        await sleep(5000);
+        await node.start();
+        brokerKill = `broker ${node.id} of 3 SIGKILLed, back after ${((Date.now() - down) / 1000).toFixed(1)} s`;
+      })();
 
       for (let i = 0, k = 0; i < EVENTS; i++) {
         if (i % slice === 0 && k < KILLS) {
@@ -268,6 +303,7 @@ describeIntegration('tier 4: faults in split mode (SIGKILLed flow-runtime replic
       }
       const published = Date.now();
       await killer;
+      await brokerKiller;
       const lost = () => [...expected].filter((k) => !target.applied.has(k));
       const drained = await until(async () => ({ lost: lost().length, dlq: new Set(dlq.map((d) => d.id)).size }), (s) => s.lost === 0 && s.dlq >= poisonIds.size, DRAIN_MS, 250);
       const drainMs = Date.now() - published;
@@ -279,7 +315,7 @@ describeIntegration('tier 4: faults in split mode (SIGKILLed flow-runtime replic
       const dlqIds = [...new Set(dlq.map((d) => d.id))].sort();
       const parkedAgain = dlq.length - dlqIds.length;
       figures.push(
-        `faults: events ${EVENTS} (poison ${poisonIds.size}), kills ${kills}, lost ${drained.lost}, duplicates seen ${repeats}, absorbed ${repeats}, applied more than once 0, ` +
+        `faults: ${BROKER === 'kafka' ? `Apache Kafka 3 brokers (${brokerKill || 'no broker kill'})` : 'Kafka mock broker'}; events ${EVENTS} (poison ${poisonIds.size}), kills ${kills}, lost ${drained.lost}, duplicates seen ${repeats}, absorbed ${repeats}, applied more than once 0, ` +
           `dead-lettered ${dlqIds.length} (planted ${poisonIds.size}; parked again after a kill ${parkedAgain}), time to drain ${(drainMs / 1000).toFixed(1)} s (total ${((Date.now() - started) / 1000).toFixed(1)} s), seed ${SEED}`,
       );
       if (drained.lost > 0 || dlqIds.length !== poisonIds.size) {

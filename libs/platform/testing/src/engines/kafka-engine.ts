@@ -1,7 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { createHash } from 'node:crypto';
-import { existsSync, openSync, closeSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, existsSync, openSync, readdirSync } from 'node:fs';
 import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
@@ -381,4 +380,19 @@ export async function startKafkaCluster(options: KafkaClusterOptions): Promise<K
 /** A Kafka cluster id: 16 random bytes, URL-safe base64 without padding (what `random-uuid` prints). */
 function kafkaUuid(): string {
   return randomBytes(16).toString('base64url');
+}
+
+/**
+ * Why a real Kafka cannot be started here, or false: Java must run, and the jars must be cached
+ * or Maven present to fetch them. Synchronous, for `describeIntegration`.
+ */
+export function kafkaEngineUnavailable(): string | false {
+  const java = spawnSync('java', ['-version'], { stdio: 'ignore' });
+  if (java.error || java.status !== 0) return 'java not found on PATH: Apache Kafka needs a Java 17+ runtime';
+  const mvn = spawnSync('mvn', ['-v'], { stdio: 'ignore' });
+  if (mvn.error || mvn.status !== 0) {
+    const cached = existsSync(enginesCacheDir()) && readdirSync(enginesCacheDir()).some((d) => d.startsWith('kafka-'));
+    if (!cached) return 'mvn not found on PATH and no cached Kafka jars: resolving Apache Kafka needs Maven';
+  }
+  return false;
 }

@@ -109,8 +109,10 @@ const consoleLogger: BusLogger = {
   error: (m, meta) => console.error(m, meta ?? ''),
 };
 
-/** Tries of one join's positioning before kafkajs' in-memory defaults are left to apply. */
-const POSITION_ATTEMPTS = 5;
+/** Failed tries of one join's positioning after which each further failure is logged. */
+const POSITION_QUIET_ATTEMPTS = 3;
+/** Longest pause between two tries of a positioning. */
+const POSITION_MAX_BACKOFF_MS = 5_000;
 /** Time one positioning may take (two admin reads and a commit). */
 const POSITION_TIMEOUT_MS = 10_000;
 
@@ -245,8 +247,11 @@ export class KafkaEventBus implements EventBus {
     // assigned partitions, COMMIT the log end (or start) of those the group has never committed,
     // and only then resume. The commit must be confirmed: one that a rebalance rejects is tried
     // again by the next join, and a partition left uncommitted would make a later owner start at a
-    // later log end, past events nobody ran. subscribe() resolves after the first confirmed
-    // positioning: an event published after it is never skipped.
+    // later log end, past events nobody ran. So a positioning that fails is tried again, with the
+    // partitions paused, for as long as this join owns them: consuming an unpositioned partition
+    // from kafkajs' in-memory start, then dying before its first commit, let the next owner commit
+    // the log end of its own join over events nobody had run (lost, with lag 0). subscribe()
+    // resolves after the first confirmed positioning: an event published after it is never skipped.
     const admin = await this.getAdmin();
     let lastCrash: unknown;
     let crashes = 0;
@@ -273,14 +278,14 @@ export class KafkaEventBus implements EventBus {
           } catch (error) {
             // A newer join owns the assignment now, and positions it itself.
             if (!current()) return;
-            if (attempt >= POSITION_ATTEMPTS) {
-              this.logger.warn('positioning new partitions failed; kafkajs defaults apply', {
+            if (attempt >= POSITION_QUIET_ATTEMPTS) {
+              this.logger.warn('positioning new partitions failed; they stay paused and it is tried again', {
                 groupId: options.groupId,
+                attempt,
                 error: describeError(error),
               });
-              break;
             }
-            await sleep(100 * 2 ** attempt).catch(() => undefined);
+            await sleep(Math.min(POSITION_MAX_BACKOFF_MS, 100 * 2 ** attempt)).catch(() => undefined);
             if (!current()) return;
           }
         }

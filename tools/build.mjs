@@ -11,7 +11,7 @@ import path from 'node:path';
 const require = createRequire(import.meta.url);
 const { swcOptions, root } = require('./swc-options.cjs');
 const quiet = process.argv.includes('--quiet');
-const dirs = ['apps', 'libs', 'tools', 'bench', 'tests'];
+const dirs = ['apps', 'libs', 'tools', 'bench', 'tests', 'examples'];
 const out = path.join(root, 'dist');
 // Browser code built by Vite below, not by SWC.
 const widgetDir = path.join(root, 'libs', 'client', 'widget');

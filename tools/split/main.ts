@@ -4,6 +4,7 @@ import { startSplit } from './split';
 /**
  * `npm run start:split`: every service as its own process on the Kafka bus.
  * Uses KAFKA_BROKERS when set; otherwise starts the Kafka mock broker (built by `npm run kafka-mock:build`).
+ * With STORE=mongo and MONGO_URL, every service keeps its documents on that server instead.
  */
 async function main(): Promise<void> {
   try {
@@ -26,12 +27,19 @@ async function main(): Promise<void> {
     stopMock = mock.stop;
     process.stdout.write(`started the Kafka mock broker at ${brokers.join(',')} (in memory, for development only)\n`);
   }
-  const platform = await startSplit({ brokers, basePort: Number(process.env.PORT ?? 8080), inheritOutput: true }).catch((e: Error) => {
+  // STORE=mongo with MONGO_URL: every service on that server, each in its own database.
+  const mongoUrl = process.env.STORE === 'mongo' ? process.env.MONGO_URL : undefined;
+  if (process.env.STORE === 'mongo' && !mongoUrl) {
+    process.stderr.write('split: STORE=mongo needs MONGO_URL (npm run engines:up prints one)\n');
+    process.exit(1);
+  }
+  const platform = await startSplit({ brokers, mongoUrl, basePort: Number(process.env.PORT ?? 8080), inheritOutput: true }).catch((e: Error) => {
     process.stderr.write(`${e.message}\n`);
     return stopMock?.().then(() => process.exit(1));
   });
   if (!platform) return;
-  process.stdout.write(`\n  Flowplane split mode: ${Object.keys(platform.urls).length} processes on Kafka ${brokers.join(',')}\n  Gateway ${platform.gatewayUrl}\n\n`);
+  const store = mongoUrl ? `, stores on ${new URL(mongoUrl).host} (one database per service)` : ', embedded stores';
+  process.stdout.write(`\n  Flowplane split mode: ${Object.keys(platform.urls).length} processes on Kafka ${brokers.join(',')}${store}\n  Gateway ${platform.gatewayUrl}\n\n`);
   const stop = async () => {
     await platform.stop();
     await stopMock?.();

@@ -37,6 +37,20 @@ export interface SplitOptions {
    * calling replica 1 (`<SERVICE>_URL` is one URL: the gateway does not balance across replicas).
    */
   replicas?: Record<string, number>;
+  /**
+   * Every service on `STORE=mongo` against this server instead of its embedded store: each service
+   * gets its own database, `<prefix>_<service>` (the prefix is the URL's database, else
+   * `flowplane`), and its replicas share it, as pods of one Deployment would.
+   */
+  mongoUrl?: string;
+}
+
+/** The `MONGO_URL` of one service: the server of `url`, the database `<prefix>_<service>`. */
+export function serviceMongoUrl(url: string, service: string): string {
+  const u = new URL(url);
+  const prefix = decodeURIComponent(u.pathname.replace(/^\/+|\/+$/g, '')) || 'flowplane';
+  u.pathname = `/${prefix}_${service.replace(/-/g, '_')}`;
+  return u.toString();
 }
 
 export interface SplitPlatform {
@@ -118,7 +132,16 @@ export async function startSplit(o: SplitOptions): Promise<SplitPlatform> {
     const entry = path.join(root, 'dist', 'apps', service, 'src', 'main.js');
     const proc = spawn(process.execPath, ['--enable-source-maps', ...PLATFORM_NODE_FLAGS, entry], {
       cwd: root,
-      env: { ...process.env, ...o.env, ...env, ...upstreams, PORT: String(port), BUS: 'kafka', KAFKA_BROKERS: o.brokers.join(',') },
+      env: {
+        ...process.env,
+        ...o.env,
+        ...env,
+        ...upstreams,
+        ...(o.mongoUrl ? { STORE: 'mongo', MONGO_URL: serviceMongoUrl(o.mongoUrl, service) } : {}),
+        PORT: String(port),
+        BUS: 'kafka',
+        KAFKA_BROKERS: o.brokers.join(','),
+      },
       stdio: o.inheritOutput ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'ignore', 'pipe'],
     });
     processes[key] = proc;

@@ -32,6 +32,7 @@ const CLOUDEVENTS_HEADERS: Schema = {
     ce_type: { type: 'string', description: 'The topic name.' },
     ce_time: { type: 'string', format: 'date-time' },
     ce_specversion: { type: 'string', const: '1.0' },
+    ce_subject: { type: 'string', description: 'The aggregate the event is about (the Kafka key), when the producer names one.' },
     ce_entitytype: { type: 'string', description: 'Extension: the kind of aggregate.' },
     ce_action: { type: 'string', description: 'Extension: what happened to it.' },
     'content-type': { type: 'string', const: 'application/json' },
@@ -70,7 +71,8 @@ export function buildAsyncApi(version: string): Schema {
     channels[topic] = {
       description: `CloudEvent with entitytype \`${d?.entityType}\` and action \`${d?.action}\`. Consumers that fail ${'`BUS_MAX_ATTEMPTS`'} times park the message on \`${dlqTopic(topic)}\`.`,
       subscribe: { operationId: `on${name}`, summary: `Receive ${topic}`, message: { $ref: `#/components/messages/${name}` } },
-      bindings: { kafka: { partitions: 4, bindingVersion: '0.4.0' } },
+      // The platform creates its topics with KAFKA_TOPIC_PARTITIONS partitions (default 6).
+      bindings: { kafka: { partitions: 6, bindingVersion: '0.4.0' } },
     };
   }
   const schemas = Object.fromEntries([...used].sort().map((n) => [n, all[n]]));

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { PLATFORM_NODE_FLAGS } from '@flowplane/platform/config';
 
@@ -109,6 +110,7 @@ export async function startSplit(o: SplitOptions): Promise<SplitPlatform> {
   const replicaUrls: Record<string, string[]> = {};
   let nextPort = base + SPLIT_SERVICES.length;
   const dataDir = o.env?.DATA_DIR ?? process.env.DATA_DIR ?? path.join(root, '.data');
+  const host = o.env?.HOSTNAME ?? process.env.HOSTNAME ?? hostname();
   for (const [name] of SPLIT_SERVICES) {
     plan.push({ key: name, service: name, port: ports[name], env: {} });
     replicaUrls[name] = [urls[name]];
@@ -119,7 +121,9 @@ export async function startSplit(o: SplitOptions): Promise<SplitPlatform> {
       const port = nextPort++;
       urls[key] = `http://127.0.0.1:${port}`;
       replicaUrls[name].push(urls[key]);
-      plan.push({ key, service: name, port, env: { DATA_DIR: path.join(dataDir, `replica-${n}`) } });
+      // Its own HOSTNAME, as a pod of its own would have: per-host consumer groups (the profile
+      // cache's invalidator) must not be shared with replica 1, or each would miss half the events.
+      plan.push({ key, service: name, port, env: { DATA_DIR: path.join(dataDir, `replica-${n}`), HOSTNAME: `${host}-r${n}` } });
     }
   }
   const processes: Record<string, ChildProcess> = {};

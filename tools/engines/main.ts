@@ -5,6 +5,7 @@ import {
   enginesCacheDir,
   ferretDbState,
   kafkaClusterState,
+  removeFerretDb,
   pidAlive,
   portAnswers,
   startFerretDb,
@@ -13,12 +14,13 @@ import {
   stopKafkaCluster,
 } from '../../libs/platform/testing/src/engines';
 
-const USAGE = `usage: npm run engines:up [-- --only kafka|mongo] [--kafka-nodes 3] [--fresh]
+const USAGE = `usage: npm run engines:up [-- --only kafka|mongo] [--kafka-nodes 3] [--mongo-backend postgresql|sqlite] [--fresh]
        npm run engines:down
        npm run engines:env
 
 Starts real servers for the Kafka and MongoDB adapters: Apache Kafka (KRaft, from Maven Central)
-and FerretDB (a MongoDB wire-protocol server on SQLite, built from the Go module proxy). Downloads
+and FerretDB (a MongoDB wire-protocol server, built from the Go module proxy, on a private cluster
+of Debian's PostgreSQL where it is installed, else on SQLite). Downloads
 and builds are cached under ${enginesCacheDir()}; a second up is fast. Prints KAFKA_BROKERS=… and
 MONGO_URL=… on stdout (progress goes to stderr), so a shell can take them with
   set -a; eval "$(npm run -s engines:up)"; set +a`;
@@ -28,6 +30,7 @@ interface Args {
   only?: 'kafka' | 'mongo';
   kafkaNodes: number;
   fresh: boolean;
+  mongoBackend?: 'postgresql' | 'sqlite';
 }
 
 function parseArgs(argv: string[]): Args {
@@ -47,6 +50,10 @@ function parseArgs(argv: string[]): Args {
       const n = Number(value());
       if (n !== 1 && n !== 3) throw new Error('--kafka-nodes takes 1 or 3');
       args.kafkaNodes = n;
+    } else if (a.startsWith('--mongo-backend')) {
+      const v = value();
+      if (v !== 'postgresql' && v !== 'sqlite') throw new Error(`--mongo-backend takes postgresql or sqlite, not ${v}`);
+      args.mongoBackend = v;
     } else if (a === '--fresh') args.fresh = true;
     else throw new Error(`unknown option ${a}`);
   }
@@ -78,13 +85,13 @@ async function up(args: Args): Promise<void> {
     lines.push(`KAFKA_BROKERS=${cluster.brokers.join(',')}`);
   }
   if (args.only !== 'kafka') {
-    if (args.fresh) {
-      await stopFerretDb(ferretDir());
-      await rm(ferretDir(), { recursive: true, force: true });
+    const previous = await ferretDbState(ferretDir());
+    if (args.fresh || (args.mongoBackend && previous?.backend && previous.backend !== args.mongoBackend)) {
+      await removeFerretDb(ferretDir());
     }
     const t0 = Date.now();
-    const ferret = await startFerretDb({ dataDir: ferretDir(), detached: true, log });
-    log(`FerretDB answers at ${ferret.url} (${Date.now() - t0} ms)`);
+    const ferret = await startFerretDb({ dataDir: ferretDir(), detached: true, backend: args.mongoBackend, log });
+    log(`FerretDB (${ferret.state.backend} backend) answers at ${ferret.url} (${Date.now() - t0} ms)`);
     lines.push(`MONGO_URL=${ferret.url}`);
   }
   log(`ready in ${Date.now() - started} ms; stop with npm run engines:down`);

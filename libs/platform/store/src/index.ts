@@ -20,7 +20,14 @@ export {
   repairStoreDir,
   verifyStoreDir,
 } from './journal.persistence';
-export { MongoStore, type MongoStoreOptions, createMongoStore } from './mongo.store';
+export {
+  INDEX_METADATA_COLLECTION,
+  MongoStore,
+  type MongoStoreOptions,
+  type ServerProfile,
+  UnsupportedByServerError,
+  createMongoStore,
+} from './mongo.store';
 export { type StoreConfig, type StoreEngine, createStore } from './store.factory';
 export { type TtlRule, isExpired, withLiveFilter } from './ttl.util';
 export { newId } from './document.util';

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describeIntegration } from '@flowplane/platform/testing';
+import { describeIntegration, mongoTestServer } from '@flowplane/platform/testing';
 import { EmbeddedStore, createEmbeddedStore, createMemoryStore } from './embedded.store';
 import { type MongoStore, createMongoStore } from './mongo.store';
 import { storeContract } from './store.contract';
@@ -25,24 +25,42 @@ describe('Store contract: embedded', () => {
   });
 });
 
+// A real MongoDB-wire server (MongoDB, or FerretDB: docs/engines/ferretdb.md): TEST_MONGO_URL
+// (npm run engines:up starts FerretDB), else a MongoDB
+// replica set through testcontainers where Docker answers, else one SKIPPED line.
+const mongoServer = mongoTestServer();
 describeIntegration(
-  'Store contract: mongo',
-  process.env.MONGO_URL ? false : 'MONGO_URL not set',
-  { requiredInCi: false },
+  `Store contract: mongo (${mongoServer.source})`,
+  mongoServer.unavailable,
+  { requiredInCi: true },
   () => {
-    const dbName = `flowplane_store_contract_${process.pid}_${Date.now()}`;
-    const stores: MongoStore[] = [];
+    let mongoUrl = '';
+    let server: Awaited<ReturnType<typeof mongoServer.start>> | undefined;
+    beforeAll(async () => {
+      server = await mongoServer.start();
+      mongoUrl = server.url;
+    }, 240_000);
+    // One database per store: the reaper sweeps a whole database, like the embedded engine's
+    // sweeps the whole store, so tests must not see each other's expired documents.
+    const dbBase = `flowplane_store_contract_${process.pid}_${Date.now()}`;
+    const dbNames: string[] = [];
     afterAll(async () => {
-      const s = await createMongoStore({ url: process.env.MONGO_URL as string, dbName });
-      await s.dropDatabase();
-      await s.close();
+      for (const dbName of dbNames) {
+        const s = await createMongoStore({ url: mongoUrl, dbName, logger: quiet });
+        await s.dropDatabase();
+        await s.close();
+      }
+      await server?.stop();
     });
     storeContract({
       open: async () => {
-        const s = await createMongoStore({ url: process.env.MONGO_URL as string, dbName, logger: quiet });
-        stores.push(s);
-        return s;
+        const dbName = `${dbBase}_${dbNames.length + 1}`;
+        dbNames.push(dbName);
+        return createMongoStore({ url: mongoUrl, dbName, logger: quiet });
       },
+      // The adapter's reaper where the server has no TTL indexes (FerretDB 1.x); elsewhere it does
+      // early what MongoDB's TTL monitor does.
+      reapExpired: (s) => (s as MongoStore).reapExpired(),
       atomicTransactions: (s) => (s as MongoStore).supportsTransactions,
     });
   },

@@ -1,7 +1,9 @@
 /**
  * The one contract every Store engine passes (ARCHITECTURE §7): the embedded engine always, the
- * memory variant always, MongoDB when MONGO_URL is set. Each test opens a fresh store and uses
- * fresh collection names, so the suite can also run against a shared MongoDB database.
+ * memory variant always, the MongoDB adapter when TEST_MONGO_URL / MONGO_URL names a server
+ * (MongoDB, or FerretDB: docs/engines/ferretdb.md). Each test opens a fresh store and uses fresh
+ * collection names; a harness with `reapExpired` gives each store its own database, since reaping
+ * sweeps all of it.
  */
 import { randomBytes } from 'node:crypto';
 import { type Collection, DuplicateKeyError, type Filter, type Store, type StoreDocument } from './store.port';
@@ -334,6 +336,21 @@ export function storeContract(harness: ContractHarness): void {
       expect(await c.deleteOne({ _id: 'dee' })).toEqual({ deletedCount: 0 });
     });
 
+    it('applies concurrent updates of one document atomically, losing none', async () => {
+      const c = fresh<{ _id: string; n: number; list: number[] }>();
+      await c.insertOne({ _id: 'x', n: 0, list: [] });
+      await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          i % 2 === 0
+            ? c.updateOne({ _id: 'x' }, { $inc: { n: 1 }, $push: { list: i } })
+            : c.findOneAndUpdate({ _id: 'x' }, { $inc: { n: 1 }, $push: { list: i } }),
+        ),
+      );
+      const x = await c.findOne({ _id: 'x' });
+      expect(x?.n).toBe(20);
+      expect([...(x?.list ?? [])].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    });
+
     it('rejects update documents without operators', async () => {
       const c = await people();
       await expect(c.updateOne({ _id: 'ann' }, { name: 'X' } as never)).rejects.toThrow();
@@ -498,6 +515,20 @@ export function storeContract(harness: ContractHarness): void {
       await dense.createIndex({ keys: { code: 1 }, unique: true });
       await dense.insertOne({});
       await expect(dense.insertOne({})).rejects.toBeInstanceOf(DuplicateKeyError);
+    });
+
+    it('lets exactly one of concurrent writers take a unique key (also the missing-field key)', async () => {
+      const c = fresh<{ _id: string; code?: string; n: number }>();
+      await c.createIndex({ keys: { code: 1 }, unique: true });
+      for (const doc of [{ code: 'k' }, {}]) {
+        const writes = Array.from({ length: 6 }, (_, n) => c.insertOne({ ...doc, n }));
+        const results = await Promise.allSettled(writes);
+        expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+        for (const r of results) {
+          if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(DuplicateKeyError);
+        }
+      }
+      expect(await c.countDocuments()).toBe(2);
     });
 
     it('refuses to build a unique index over existing duplicates', async () => {

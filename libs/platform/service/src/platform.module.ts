@@ -27,7 +27,7 @@ class InternalInfoController {
 
   @Get()
   @Internal(INTERNAL_PERMS.info)
-  info() {
+  async info() {
     return {
       service: this.ctx.name,
       version: process.env.npm_package_version ?? '0.1.0',
@@ -38,7 +38,32 @@ class InternalInfoController {
         store: this.ctx.store?.engine,
         vector: this.ctx.vector ? (this.ctx.config.SEARCH_BACKEND as string) : undefined,
       },
+      ...(await this.consumers()),
     };
+  }
+
+  /**
+   * This service's consumer groups with their lag per partition, from the bus (on Kafka: the
+   * admin API's committed offsets against the log ends). Bounded, so a slow broker cannot hold the
+   * admin view; the reason is given instead.
+   */
+  private async consumers(): Promise<{ consumers?: unknown[]; consumersError?: string }> {
+    const bus = this.ctx.bus;
+    if (!bus) return {};
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const stats = await Promise.race([
+        bus.stats(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('the bus did not report its consumers within 2000 ms')), 2000);
+        }),
+      ]);
+      return { consumers: stats.consumers };
+    } catch (e) {
+      return { consumersError: (e as Error).message };
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }
 

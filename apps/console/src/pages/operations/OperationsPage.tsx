@@ -51,7 +51,8 @@ function Refresh({ onClick, busy }: { onClick: () => void; busy: boolean }) {
   );
 }
 
-type SystemService = { service: string; status: 'up' | 'down'; version?: string; uptimeSeconds?: number; adapters?: Record<string, string>; reason?: string };
+type ConsumerGroup = { groupId: string; topic: string; lag: number; partitions: Array<{ partition: number; committed: number | null; end: number; lag: number }> };
+type SystemService = { service: string; status: 'up' | 'down'; version?: string; uptimeSeconds?: number; adapters?: Record<string, string>; reason?: string; consumers?: ConsumerGroup[]; consumersError?: string };
 type Probe = { probeId: string; ok: boolean; acknowledged: Record<string, number>; missing: string[]; elapsedMs: number };
 
 /** Service health (the gateway's aggregate; its 503 still lists every service), versions and adapters, and the bus: lag, consumers, a probe. */
@@ -132,6 +133,7 @@ function HealthPage() {
           </tbody>
         </table>
       ) : null}
+      <ConsumerGroups services={system.data?.services ?? []} />
       <section className="card" aria-labelledby="probe-title">
         <h2 id="probe-title">{$t('ops.bus.title', 'Bus round trip')}</h2>
         <p className="muted">{$t('ops.bus.help', 'Publishes a probe event and reports which services consumed it and answered. Dead-letter topics are not listed by the API yet.')}</p>
@@ -157,6 +159,54 @@ function HealthPage() {
         <ErrorNotice error={probe.error} />
       </section>
     </>
+  );
+}
+
+/**
+ * Every consumer group of every service with its lag, per partition on hover: what has been
+ * published and not yet processed (on Kafka, read from the broker's committed offsets).
+ */
+function ConsumerGroups({ services }: { services: SystemService[] }) {
+  const rows = services.flatMap((s) => (s.consumers ?? []).map((c) => ({ service: s.service, ...c })));
+  const failed = services.filter((s) => s.consumersError);
+  if (!rows.length && !failed.length) return null;
+  return (
+    <section className="card" aria-labelledby="groups-title">
+      <h2 id="groups-title">{$t('ops.groups.title', 'Consumer groups')}</h2>
+      {failed.map((s) => (
+        <p key={s.service} className="status-failed small">
+          {$t('ops.groups.error', '{service}: {reason}', { service: s.service, reason: s.consumersError ?? '' })}
+        </p>
+      ))}
+      {rows.length ? (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">{$t('ops.groups.service', 'Service')}</th>
+              <th scope="col">{$t('ops.groups.group', 'Group')}</th>
+              <th scope="col">{$t('ops.groups.topic', 'Topic')}</th>
+              <th scope="col">{$t('ops.groups.lag', 'Lag')}</th>
+              <th scope="col">{$t('ops.groups.partitions', 'Partitions (committed / end)')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={`${r.service} ${r.groupId} ${r.topic}`}>
+                <th scope="row">{r.service}</th>
+                <td>
+                  <code>{r.groupId}</code>
+                </td>
+                <td>
+                  <code>{r.topic}</code>
+                </td>
+                <td className={r.lag > 0 ? 'status-failed' : undefined}>{r.lag}</td>
+                <td className="small">{r.partitions.map((p) => `p${p.partition} ${p.committed ?? '—'}/${p.end}`).join(', ')}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </section>
   );
 }
 

@@ -25,7 +25,9 @@ export class I18nOutbox extends FeatureOutbox {
   /** Announces that the (ns, locale) bucket changed, for every replica's cache. */
   async announceUpdated(session: StoreSession, payload: I18nUpdatedPayload): Promise<void> {
     await this.outbox.enqueue(session, Topics.I18nUpdated, payload, {
-      key: `${payload.ns ?? ''}\u0000${payload.locale ?? ''}`,
+      // The partition key (also the envelope's subject): readable, and no U+0000, which a store
+      // on PostgreSQL (FerretDB) cannot hold in a string.
+      key: `${payload.ns ?? ''}:${payload.locale ?? ''}`,
       entitytype: 'i18n',
       action: 'updated',
     });

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { STORE } from '@flowplane/platform/service';
-import type { Collection, Filter, Store, StoreDocument, StoreSession, Update } from '@flowplane/platform/store';
+import { type Collection, DuplicateKeyError, type Filter, type Store, type StoreDocument, type StoreSession, type Update } from '@flowplane/platform/store';
 import { I18nConfig } from '../../i18n.config';
 import type { CellStamps, CellWrite, Message, PendingEntry, ProvenanceEntry, RowAddress, TranslationRow } from '../domain/translation-row.entity';
 
@@ -239,6 +239,43 @@ export class TranslationRepository implements OnModuleInit {
       { upsert: true, session },
     );
     return result.upsertedId !== undefined;
+  }
+
+  /**
+   * Inserts the rows of `ns` whose keys do not exist yet, in one write where nobody races it (one
+   * round trip instead of one a key: a seed of hundreds of keys on a remote store); resolves the
+   * keys it inserted. A concurrent writer of one of the keys (another replica seeding) makes it
+   * fall back to inserting key by key, which leaves every existing row as it is.
+   */
+  async insertAllAbsent(
+    ns: string,
+    rows: Array<{ key: string; translations: Record<string, string>; provenance: Record<string, ProvenanceEntry>; modules: string[] }>,
+    now: Date,
+    session?: StoreSession,
+  ): Promise<string[]> {
+    const existing = await this.findMany(ns, rows.map((r) => r.key), session);
+    const missing = rows.filter((r) => !existing.has(r.key));
+    if (!missing.length) return [];
+    const doc = (r: (typeof rows)[number]): Omit<RowDocument, '_id'> => {
+      const stamps: Record<string, CellStamps> = {};
+      for (const locale of Object.keys(r.translations)) stamps[locale] = { createdAt: now, updatedAt: now };
+      return { ns, key: r.key, translations: r.translations, provenance: r.provenance, pending: {}, modules: r.modules, stamps, createdAt: now, updatedAt: now };
+    };
+    try {
+      await this.rows.insertMany(missing.map(doc), { session });
+      return missing.map((r) => r.key);
+    } catch (e) {
+      if (!(e instanceof DuplicateKeyError)) throw e;
+      const created: string[] = [];
+      for (const r of missing) {
+        if (await this.insertIfAbsent({ ns, key: r.key }, r, now, session)) created.push(r.key);
+      }
+      // A partial first write (an engine that inserts one by one) inserted some rows before the
+      // collision: they carry this call's time.
+      const mine = await this.findMany(ns, missing.map((r) => r.key), session);
+      for (const [key, row] of mine) if (!created.includes(key) && row.createdAt?.getTime?.() === now.getTime()) created.push(key);
+      return created;
+    }
   }
 
   /** Sets (or with null clears) the translator note; false when the row is absent or the note is unchanged. */

@@ -64,15 +64,14 @@ export class SeedSurfaceMessagesUseCase implements OnApplicationBootstrap {
     const at = now.toISOString();
     const by = `seed:${ns}`;
     await this.outbox.transaction(async (session) => {
-      for (const [key, text] of Object.entries(surface.messages)) {
-        const inserted = await this.repository.insertIfAbsent(
-          { ns, key },
-          { translations: { en: text.en, pl: text.pl }, provenance: { en: { source: 'code', by, at }, pl: { source: 'seed', by, at } }, modules: [ns] },
-          now,
-          session,
-        );
-        if (inserted) created.push(key);
-      }
+      created.length = 0;
+      const rows = Object.entries(surface.messages).map(([key, text]) => ({
+        key,
+        translations: { en: text.en, pl: text.pl },
+        provenance: { en: { source: 'code' as const, by, at }, pl: { source: 'seed' as const, by, at } },
+        modules: [ns],
+      }));
+      created.push(...(await this.repository.insertAllAbsent(ns, rows, now, session)));
       if (!created.length) return;
       for (const locale of ['en', 'pl']) await this.outbox.announceUpdated(session, { ns, locale, keys: created, all: false, instanceId: this.instance.id });
       await this.outbox.announceKeysChanged(session, ns, created, 'added');

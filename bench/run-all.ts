@@ -8,7 +8,7 @@ import { relaunchedUnderPlatformFlags } from './platform-flags';
 async function main(): Promise<void> {
   if (relaunchedUnderPlatformFlags()) return;
   const only = process.argv.slice(2);
-  const benches = ['bus', 'store', 'gateway', 'runs', 'profiles', 'engine', 'conditions', 'deployments', 'compile', 'llm', 'hub', 'search', 'i18n', 'assistant', 'assistant-ingest', 'i18n-translate', 'content', 'http-paths', 'client-t', 'widget', 'console', 'console-canvas'].filter((b) => !only.length || only.includes(b));
+  const benches = ['bus', 'store', 'gateway', 'runs', 'profiles', 'engine', 'conditions', 'deployments', 'compile', 'llm', 'hub', 'search', 'i18n', 'assistant', 'assistant-ingest', 'i18n-translate', 'content', 'http-paths', 'client-t', 'widget', 'console', 'console-canvas', 'kafka-runs', 'store-mongo'].filter((b) => !only.length || only.includes(b));
   const rows: BenchResult[] = [];
   for (const b of benches) {
     const mod = (await import(`./${b}.bench`)) as { run(): Promise<BenchResult[]> };

@@ -1,0 +1,275 @@
+import { rmSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { logLevel } from 'kafkajs';
+import { MongoClient } from 'mongodb';
+import { Topics } from '@flowplane/contracts';
+import { KafkaEventBus } from '@flowplane/platform/bus';
+import { describeIntegration, kafkaTestServer, mongoTestServer } from '@flowplane/platform/testing';
+import { serviceMongoUrl, type SplitPlatform, SPLIT_SERVICES, startSplit } from '../../tools/split/split';
+import { call, json, metricsAuth, tempDir, TEST_SECRET, token, until } from '../support/http';
+
+/**
+ * Split mode on the production engines: every service its own process on Apache Kafka, each with
+ * its own database on a MongoDB wire-protocol server (FerretDB here; a MongoDB replica set where
+ * testcontainers can start one), two flow-runtime replicas sharing theirs. The paths that cross
+ * processes: a route deployment dispatched, an event-source flow run once per event across both
+ * replicas, `profiles.updated` reaching both replicas' profile caches, a handoff consumed by a
+ * subscriber flow, a reported key translated by the on-change flow. Names carry a run id, so a
+ * long-lived broker and server (`npm run engines:up`) can hold earlier runs.
+ */
+const kafka = kafkaTestServer();
+const mongo = mongoTestServer();
+const unavailable = kafka.unavailable || mongo.unavailable;
+const silent = { warn: () => undefined, error: () => undefined };
+const RUN = `r${Date.now().toString(36)}`;
+
+interface Sink {
+  url: string;
+  port: string;
+  hits: Array<{ path: string; body: unknown }>;
+  close(): Promise<void>;
+}
+
+async function sink(): Promise<Sink> {
+  const hits: Sink['hits'] = [];
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    let text = '';
+    req.setEncoding('utf8').on('data', (c: string) => (text += c));
+    req.on('end', () => {
+      let body: unknown = text;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        // kept as text
+      }
+      hits.push({ path: req.url ?? '', body });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"ok":true}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = String((server.address() as AddressInfo).port);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    hits,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** start (maybe an event source) → POST to the sink under `path` (placeholders over the input) → end. */
+const postingFlow = (name: string, sinkUrl: string, path: string, start: Record<string, unknown> = {}) => ({
+  name,
+  nodes: [
+    { id: 'start', name: 'Start', kind: 'start', ...start },
+    { id: 'post', name: 'Post', kind: 'action', action_ref: 'svc/http-request', config: { method: 'POST', url: `${sinkUrl}${path}`, bodyFrom: '', timeoutMs: 5000 } },
+    { id: 'end', name: 'End', kind: 'end' },
+  ],
+  edges: [
+    { id: 'e1', from: 'start', to: 'post' },
+    { id: 'e2', from: 'post', to: 'end', port: 'out' },
+  ],
+});
+
+describeIntegration(`split mode on Apache Kafka (${kafka.source}) and a MongoDB-wire server (${mongo.source})`, unavailable, { requiredInCi: true }, () => {
+  let servers: Array<{ stop(): Promise<void> }> = [];
+  let brokers: string[];
+  let mongoUrl: string;
+  let platform: SplitPlatform;
+  let dataDir: string;
+  let target: Sink;
+  let bus: KafkaEventBus;
+  let admin: string;
+  let api: string;
+  let replicas: string[];
+
+  const publish = async (base: string, flowId: string, doc: unknown) => {
+    const created = await call(`${base}/flows`, { method: 'POST', bearer: admin, ...json({ id: flowId, name: flowId }) });
+    expect([201, 409]).toContain(created.status);
+    const saved = await call(`${base}/flows/${flowId}/versions`, { method: 'POST', bearer: admin, ...json(doc) });
+    expect(saved.status).toBe(201);
+    const published = await call(`${base}/flows/${flowId}/publish`, { method: 'POST', bearer: admin, ...json({ versionID: saved.body.versionId }) });
+    expect(published.status).toBe(200);
+  };
+  const subscriptions = async (flowId: string) =>
+    (
+      await Promise.all(
+        replicas.map(async (b) => ((await call(`${b}/flows/${flowId}/subscriptions`, { bearer: admin })).body ?? []) as Array<{ state: string; processed: number }>),
+      )
+    ).flat();
+
+  beforeAll(async () => {
+    const k = await kafka.start();
+    servers.push(k);
+    const m = await mongo.start();
+    servers.push(m);
+    brokers = k.brokers;
+    const u = new URL(m.url);
+    u.pathname = `/fp_${RUN}`;
+    mongoUrl = u.toString();
+    dataDir = tempDir('split-real');
+    target = await sink();
+    platform = await startSplit({
+      brokers,
+      mongoUrl,
+      basePort: 19680,
+      replicas: { 'flow-runtime': 2 },
+      env: {
+        AUTH_JWT_SECRET: TEST_SECRET,
+        LOG_LEVEL: 'warn',
+        DATA_DIR: dataDir,
+        GATEWAY_RATE_LIMIT: '0',
+        FLOW_HTTP_ALLOW_PRIVATE: 'true',
+        HOSTNAME: `split-real-${RUN}`,
+        KAFKA_MAX_WAIT_MS: '100',
+        KAFKA_SESSION_TIMEOUT_MS: '6000',
+        KAFKA_HEARTBEAT_INTERVAL_MS: '500',
+        // One broker here; the platform's default is min(3, brokers) anyway.
+        KAFKA_TOPIC_PARTITIONS: '4',
+      },
+      startTimeoutMs: 120_000,
+      startAttempts: 2,
+    });
+    admin = await token('split-real-admin', ['admin:access', 'profiles:*'], { superuser: true });
+    api = `${platform.gatewayUrl}/api/v1`;
+    replicas = platform.replicaUrls['flow-runtime'].map((r) => `${r}/api/v1`);
+    bus = new KafkaEventBus({ brokers, clientId: 'split-real', logLevel: logLevel.NOTHING, logger: silent, topics: { partitions: 4 } });
+  }, 300_000);
+
+  afterAll(async () => {
+    await bus?.close();
+    await platform?.stop();
+    await target?.close();
+    if (mongoUrl) {
+      const client = await MongoClient.connect(mongoUrl);
+      try {
+        for (const [service] of SPLIT_SERVICES) await client.db(new URL(serviceMongoUrl(mongoUrl, service)).pathname.slice(1)).dropDatabase().catch(() => undefined);
+      } finally {
+        await client.close();
+      }
+    }
+    await Promise.allSettled(servers.map((s) => s.stop()));
+    servers = [];
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  }, 120_000);
+
+  it('runs every service ready on Kafka, each keeping its documents in its own database', async () => {
+    const health = await call(`${platform.gatewayUrl}/api/v1/health`);
+    expect(health.status).toBe(200);
+    for (const [key, url] of Object.entries(platform.urls)) {
+      const ready = await call(`${url}/readyz`);
+      expect({ key, status: ready.status }).toEqual({ key, status: 200 });
+    }
+    const client = await MongoClient.connect(mongoUrl);
+    try {
+      const names = (await client.db().admin().listDatabases()).databases.map((d) => d.name);
+      // Every service with a store wrote there (seeding, outboxes), none into another's database.
+      for (const service of ['flow-runtime', 'deployments', 'profiles', 'assistant', 'i18n']) {
+        expect(names).toContain(new URL(serviceMongoUrl(mongoUrl, service)).pathname.slice(1));
+      }
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('shares one store between the flow-runtime replicas: a flow saved through one is run by the other', async () => {
+    await publish(replicas[0], `shared-${RUN}`, postingFlow('Shared', target.url, `/shared/${RUN}/{{ input.from }}`));
+    const run = await call(`${replicas[1]}/flows/shared-${RUN}/runs`, { method: 'POST', bearer: admin, ...json({ input: { from: 'replica-2' } }) });
+    expect(run.status).toBe(200);
+    expect(run.body).toMatchObject({ status: 'completed' });
+    expect(target.hits.filter((h) => h.path.startsWith(`/shared/${RUN}/`)).map((h) => h.path)).toEqual([`/shared/${RUN}/replica-2`]);
+  }, 60_000);
+
+  it('dispatches a route deployment across processes: deployments → Kafka → flow-runtime → gateway', async () => {
+    const greeter = {
+      name: 'Greeter',
+      nodes: [
+        { id: 'start', name: 'Start', kind: 'start' },
+        { id: 'render', name: 'Render', kind: 'action', action_ref: 'svc/template-render', config: { template: 'hello {{ input.params.name }}', target: 'text' } },
+        { id: 'end', name: 'End', kind: 'end' },
+      ],
+      edges: [
+        { id: 'e1', from: 'start', to: 'render' },
+        { id: 'e2', from: 'render', to: 'end' },
+      ],
+      meta: { route: { method: 'GET', path: `/real-hello-${RUN}/{name}`, success_status: 200 } },
+    };
+    await publish(api, `greeter-${RUN}`, greeter);
+    const created = await call(`${api}/deployments`, { method: 'POST', bearer: admin, ...json({ id: `hello-${RUN}`, name: 'Hello', kind: 'route', auth: { mode: 'public' }, variants: [{ label: 'stable', flowId: `greeter-${RUN}`, weight: 1 }] }) });
+    expect(created.status).toBe(201);
+    const hello = await until(() => call(`${api}/real-hello-${RUN}/ada`), (r) => r.status === 200, 30_000);
+    expect(hello.body).toMatchObject({ text: 'hello ada' });
+  }, 90_000);
+
+  it('runs an event-source flow once per event across both replicas (one consumer group)', async () => {
+    const topic = `orders.${RUN}`;
+    await publish(replicas[0], `orders-${RUN}`, postingFlow('Orders', target.url, `/orders/${RUN}/{{ input.id }}`, { action_ref: 'svc/event-source', config: { eventName: topic, groupID: `orders-${RUN}` } }));
+    const active = await until(() => subscriptions(`orders-${RUN}`), (s) => s.length === 2 && s.every((x) => x.state === 'active'), 60_000, 250);
+    expect(active.map((s) => s.state)).toEqual(['active', 'active']);
+    const ids = Array.from({ length: 40 }, (_, i) => `o${i}`);
+    for (const id of ids) await bus.publish(topic, { id }, { key: id });
+    const mine = () => target.hits.filter((h) => h.path.startsWith(`/orders/${RUN}/`)).map((h) => h.path.split('/').pop()!);
+    await until(async () => new Set(mine()).size, (n) => n === ids.length, 60_000, 100);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(mine().sort()).toEqual([...ids].sort());
+
+    // The admin view reads the group's committed offsets from Kafka: nothing left to process.
+    const groupOf = async () => {
+      const system = await call(`${api}/admin/system`, { bearer: admin });
+      const services = system.body.services as Array<{ service: string; consumers?: Array<{ groupId: string; topic: string; lag: number; partitions: unknown[] }> }>;
+      return services.flatMap((s) => (s.consumers ?? []).map((c) => ({ service: s.service, ...c }))).find((c) => c.groupId === `orders-${RUN}`);
+    };
+    const group = await until(groupOf, (g) => g?.lag === 0, 15_000, 250);
+    expect(group).toMatchObject({ service: 'flow-runtime', topic, lag: 0, partitions: expect.arrayContaining([expect.objectContaining({ committed: expect.any(Number) })]) });
+  }, 120_000);
+
+  it('consumes a handoff in a subscriber flow, and the profile update reaches both flow-runtime replicas', async () => {
+    await publish(replicas[0], `on-handoff-${RUN}`, postingFlow('On handoff', target.url, `/handoff/${RUN}/{{ input.handoffId }}/{{ input.sessionId }}`, { action_ref: 'svc/event-source', config: { eventName: Topics.AssistantHandoffRequested, groupID: `handoff-${RUN}` } }));
+    await until(() => subscriptions(`on-handoff-${RUN}`), (s) => s.length === 2 && s.every((x) => x.state === 'active'), 60_000, 250);
+    const filed = await call(`${api}/assistant/handoff`, { method: 'POST', ...json({ sessionId: `split-real-${RUN}`, email: 'ada@example.com', reason: 'split on real engines' }) });
+    expect(filed.status).toBe(201);
+    const handoffs = await until(
+      async () => target.hits.filter((h) => h.path.startsWith(`/handoff/${RUN}/`)),
+      (h) => h.length >= 1,
+      30_000,
+      100,
+    );
+    expect(handoffs.map((h) => h.path)).toEqual([`/handoff/${RUN}/${filed.body.handoffId}/split-real-${RUN}`]);
+
+    // profiles.updated: each replica's profile cache (its own per-host group) hears the write.
+    const auth = await metricsAuth();
+    const invalidations = async () =>
+      Promise.all(
+        platform.replicaUrls['flow-runtime'].map(async (u) => {
+          const text = (await call(`${u}/metrics`, { headers: auth })).text;
+          return Number(/^profile_resolver_cache\{[^}]*stat="invalidations"[^}]*\} (\d+)/m.exec(text)?.[1] ?? NaN);
+        }),
+      );
+    const before = await invalidations();
+    expect(before.every(Number.isFinite)).toBe(true);
+    const profile = await call(`${api}/admin/profiles`, { method: 'POST', bearer: admin, ...json({ module: 'llm', kind: 'llm-chat', profileId: `split-real-${RUN}`, name: 'Split real', config: { providerID: 'local', model: 'm' } }) });
+    expect([200, 201]).toContain(profile.status);
+    const after = await until(invalidations, (n) => n.every((v, i) => v > before[i]), 15_000, 100);
+    expect(after.map((v, i) => v > before[i])).toEqual([true, true]);
+  }, 120_000);
+
+  it('translates a reported key through the on-change flow (i18n.keys_changed across processes)', async () => {
+    expect((await call(`${api}/admin/i18n/locales`, { method: 'POST', bearer: admin, ...json({ code: 'de' }) })).status).toBe(201);
+    const key = `real.${RUN}.greeting`;
+    const reported = await call(`${api}/i18n/report-keys`, { method: 'POST', ...json({ keys: [{ key, text: 'Hello {name}, welcome back', module: 'web' }] }) });
+    expect(reported.status).toBe(200);
+    const row = await until(
+      async () => ((await call(`${api}/admin/i18n/translations?prefix=${encodeURIComponent(key)}`, { bearer: admin })).body?.items ?? []).find((r: { key: string }) => r.key === key),
+      (r: { translations?: Record<string, string> } | undefined) => Boolean(r?.translations?.de),
+      30_000,
+      200,
+    );
+    // The `local` provider pseudo-localizes: the placeholder survives the round trip.
+    expect(row?.translations?.de).toContain('{name}');
+  }, 90_000);
+});

@@ -13,6 +13,13 @@ export class FlowRuntimeEnv {
   @Type(() => Number) @IsInt() @Min(1024)
   FLOW_MAX_DOCUMENT_BYTES = 1024 * 1024;
 
+  /**
+   * Partitions of an event-source or subscriber topic one replica runs at once: each partition's
+   * events still run one after another, in order, and are committed after their run.
+   */
+  @Type(() => Number) @IsInt() @Min(1) @Max(64)
+  FLOW_EVENT_CONCURRENCY = 4;
+
   /** How long runs and their events are kept. */
   @Type(() => Number) @IsInt() @Min(1)
   RUN_RETENTION_DAYS = 7;

@@ -3,7 +3,7 @@ import { stableVariantOf, stickyValueOf, VariantSelector } from '@flowplane/cont
 import { compileEventFilter } from '@flowplane/flow/conditions';
 import type { CompiledCondition } from '@flowplane/flow/conditions';
 import { EVENT_BUS, type EventBus, type Subscription } from '@flowplane/platform/bus';
-import { KeyedSerial } from '@flowplane/platform/service';
+import { KeyedSerial, SERVICE_CONFIG, type ServiceConfig } from '@flowplane/platform/service';
 import { type EventSourceState, eventSourceOf, EventSourcesService } from '../event-sources/event-sources.service';
 import { FlowsService } from '../flows/flows.service';
 import { RunsService } from '../runs/runs.service';
@@ -43,8 +43,11 @@ export class SubscriberBindings implements OnApplicationBootstrap, BeforeApplica
   /** Binds of one deployment run one after another. */
   private readonly binds = new KeyedSerial();
   private closed = false;
+  /** Partitions of one binding run at once (FLOW_EVENT_CONCURRENCY). */
+  private readonly concurrency: number;
 
   constructor(
+    @Inject(SERVICE_CONFIG) config: ServiceConfig,
     @Inject(EVENT_BUS) private readonly bus: EventBus,
     private readonly table: DeploymentTable,
     private readonly flows: FlowsService,
@@ -52,6 +55,7 @@ export class SubscriberBindings implements OnApplicationBootstrap, BeforeApplica
     private readonly sources: EventSourcesService,
     private readonly flowDeployments: FlowDeployments,
   ) {
+    this.concurrency = Number(config.FLOW_EVENT_CONCURRENCY ?? 4);
     table.onChange((ids) => this.reconcile(ids));
     sources.attach({
       states: async (flowId) => this.statesOf(flowId),
@@ -145,7 +149,7 @@ export class SubscriberBindings implements OnApplicationBootstrap, BeforeApplica
     const binding: Binding = { deployment: d, state, filter, selector: new VariantSelector(d.variants), signature, running: new Set() };
     this.bindings.set(id, binding);
     try {
-      binding.sub = await this.bus.subscribe([wanted.topic], { groupId: wanted.groupId, fromBeginning: false }, async (event) => {
+      binding.sub = await this.bus.subscribe([wanted.topic], { groupId: wanted.groupId, fromBeginning: false, concurrency: this.concurrency }, async (event) => {
         state.lastEventAt = new Date().toISOString();
         if (binding.filter && !binding.filter.evaluate({ port: '', output: event.data, input: event.data }).value) {
           state.filtered++;

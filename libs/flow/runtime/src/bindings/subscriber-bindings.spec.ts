@@ -1,3 +1,4 @@
+import type { ServiceConfig } from '@flowplane/platform/service';
 import { Logger } from '@nestjs/common';
 import type { EventBus, Subscription } from '@flowplane/platform/bus';
 import type { EventSourcesService } from '../event-sources/event-sources.service';
@@ -25,8 +26,8 @@ function rig() {
   const subscribed: string[] = [];
   const bus = {
     // Joining a group takes a while; that is when a second bind used to slip in.
-    subscribe: async (topics: string[], options: { groupId: string }) => {
-      subscribed.push(`${topics.join(',')} as ${options.groupId}`);
+    subscribe: async (topics: string[], options: { groupId: string; concurrency?: number }) => {
+      subscribed.push(`${topics.join(',')} as ${options.groupId}${options.concurrency ? `, ${options.concurrency} partitions at once` : ''}`);
       await sleep(30);
       const sub: Subscription = { groupId: options.groupId, topics, stop: async () => void live.delete(sub) } as unknown as Subscription;
       live.add(sub);
@@ -45,7 +46,7 @@ function rig() {
     getVersion: async () => ({ flowId: 'audit', document: { nodes: [{ id: 'start', kind: 'start' }] } }),
   } as unknown as FlowsService;
   const sources = { attach: () => undefined, sync: async () => undefined } as unknown as EventSourcesService;
-  const bindings = new SubscriberBindings(bus, table, flows, {} as RunsService, sources, { settled: async () => undefined } as unknown as FlowDeployments);
+  const bindings = new SubscriberBindings({ FLOW_EVENT_CONCURRENCY: 3 } as unknown as ServiceConfig, bus, table, flows, {} as RunsService, sources, { settled: async () => undefined } as unknown as FlowDeployments);
   return {
     bindings,
     live,
@@ -64,7 +65,7 @@ describe('SubscriberBindings', () => {
   it('binds a deployment once when two changes arrive while its consumer is still joining', async () => {
     const r = rig();
     await Promise.all([r.change(['audit-sub']), r.change(['audit-sub'])]);
-    expect(r.subscribed).toEqual(['audit.events as deployment-audit-sub']);
+    expect(r.subscribed).toEqual(['audit.events as deployment-audit-sub, 3 partitions at once']);
     expect(r.live.size).toBe(1);
   });
 

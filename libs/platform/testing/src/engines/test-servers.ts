@@ -115,10 +115,15 @@ export function qdrantTestServer(env: NodeJS.ProcessEnv = process.env): TestServ
       unavailable: false,
       source: 'testcontainers',
       start: async () => {
-        const { QdrantContainer } = await import('@testcontainers/qdrant');
-        const container = await new QdrantContainer('qdrant/qdrant:v1.15.5').start();
+        // @testcontainers/qdrant exists only for testcontainers 12, whose undici needs Node 22:
+        // the generic container does the same on Node 20.
+        const { GenericContainer, Wait } = await import('testcontainers');
+        const container = await new GenericContainer('qdrant/qdrant:v1.15.5')
+          .withExposedPorts(6333)
+          .withWaitStrategy(Wait.forHttp('/readyz', 6333))
+          .start();
         return {
-          url: `http://${container.getRestHostAddress()}`,
+          url: `http://${container.getHost()}:${container.getMappedPort(6333)}`,
           stop: async () => {
             await container.stop();
           },

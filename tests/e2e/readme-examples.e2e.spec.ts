@@ -1,7 +1,11 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { MongoClient } from 'mongodb';
+import { DEV_JWT_SECRET } from '@flowplane/platform/auth';
+import { describeIntegration, kafkaTestServer, mongoTestServer } from '@flowplane/platform/testing';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
+import { serviceMongoUrl, type SplitPlatform, SPLIT_SERVICES, startSplit } from '../../tools/split/split';
 import { tempDir } from '../support/http';
 
 /**
@@ -274,26 +278,89 @@ describe('README examples run as written against npm start', () => {
   });
 
   it('every bash block is marked runnable or not, and the runnable ones answer as documented', async () => {
-    const blocks = bashBlocks(readme);
-    expect(blocks.filter((b) => b.run).length).toBeGreaterThanOrEqual(8);
-    const failFile = path.join(workDir, '.readme-failures');
-    const logFile = path.join(workDir, '.readme-statuses');
-    writeFileSync(failFile, '');
-    writeFileSync(logFile, '');
-    const body: string[] = [];
-    for (const b of blocks.filter((x) => x.run)) {
-      for (const c of commandsOf(b)) {
-        if (/^\s*open\s+http/.test(c.text)) continue;
-        body.push(`__cmd ${c.line} ${c.expect ?? "''"}`, rewritePorts(c.text, ports), `__done ${c.line} $?`);
+    await runExamples(workDir, ports);
+  }, 100_000);
+});
+
+/** Runs every runnable block in one bash session against the platform on `ports`; fails with what failed. */
+async function runExamples(workDir: string, ports: Record<number, number>, timeoutMs = 80_000): Promise<void> {
+  const blocks = bashBlocks(readme);
+  expect(blocks.filter((b) => b.run).length).toBeGreaterThanOrEqual(8);
+  const failFile = path.join(workDir, '.readme-failures');
+  const logFile = path.join(workDir, '.readme-statuses');
+  writeFileSync(failFile, '');
+  writeFileSync(logFile, '');
+  const body: string[] = [];
+  for (const b of blocks.filter((x) => x.run)) {
+    for (const c of commandsOf(b)) {
+      if (/^\s*open\s+http/.test(c.text)) continue;
+      body.push(`__cmd ${c.line} ${c.expect ?? "''"}`, rewritePorts(c.text, ports), `__done ${c.line} $?`);
+    }
+  }
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8' };
+  const res = await runBash(prelude(failFile, logFile) + body.join('\n') + '\n', workDir, env, timeoutMs);
+  // README_TRANSCRIPT=<file> keeps what the examples printed, to read their answers.
+  if (process.env.README_TRANSCRIPT) writeFileSync(process.env.README_TRANSCRIPT, res.stdout + '\n--- stderr ---\n' + res.stderr);
+  const failures = readFileSync(failFile, 'utf8').split('\n').filter(Boolean);
+  const statuses = readFileSync(logFile, 'utf8').split('\n').filter(Boolean);
+  expect({ failures, exit: res.code, stderr: failures.length ? res.stderr.slice(-2000) : '' }).toEqual({ failures: [], exit: 0, stderr: '' });
+  expect(statuses.length).toBeGreaterThanOrEqual(30);
+}
+
+// The same examples against split mode on the production engines: every service its own process
+// on Apache Kafka, each with its own database on a MongoDB-wire server.
+const kafka = kafkaTestServer();
+const mongo = mongoTestServer();
+describeIntegration(`README examples run as written against split mode on Apache Kafka (${kafka.source}) and a MongoDB-wire server (${mongo.source})`, kafka.unavailable || mongo.unavailable, { requiredInCi: true }, () => {
+  let platform: SplitPlatform;
+  let servers: Array<{ stop(): Promise<void> }> = [];
+  let dataDir: string;
+  let workDir: string;
+  let mongoUrl: string;
+  const ports: Record<number, number> = {};
+  const base = 19780;
+
+  beforeAll(async () => {
+    for (const tool of ['token', 'flowctl']) {
+      if (!existsSync(cli(tool))) throw new Error(`${cli(tool)} is missing: run node tools/build.mjs first (npm test does)`);
+    }
+    const k = await kafka.start();
+    servers.push(k);
+    const m = await mongo.start();
+    servers.push(m);
+    const u = new URL(m.url);
+    u.pathname = `/readme_${Date.now().toString(36)}`;
+    mongoUrl = u.toString();
+    dataDir = tempDir('readme-split');
+    workDir = tempDir('readme-split-cwd');
+    platform = await startSplit({
+      brokers: k.brokers,
+      mongoUrl,
+      basePort: base,
+      // `npm run token` signs with the development secret, as on `npm start`.
+      env: { AUTH_JWT_SECRET: DEV_JWT_SECRET, DATA_DIR: dataDir, LOG_LEVEL: 'warn', HOSTNAME: `readme-split-${Date.now().toString(36)}`, KAFKA_MAX_WAIT_MS: '100' },
+      startTimeoutMs: 120_000,
+      startAttempts: 2,
+    });
+    for (const [, port] of SPLIT_SERVICES) ports[port] = port - 8080 + base;
+  }, 300_000);
+  afterAll(async () => {
+    await platform?.stop();
+    if (mongoUrl) {
+      const client = await MongoClient.connect(mongoUrl);
+      try {
+        for (const [service] of SPLIT_SERVICES) await client.db(new URL(serviceMongoUrl(mongoUrl, service)).pathname.slice(1)).dropDatabase().catch(() => undefined);
+      } finally {
+        await client.close();
       }
     }
-    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8' };
-    const res = await runBash(prelude(failFile, logFile) + body.join('\n') + '\n', workDir, env, 80_000);
-    // README_TRANSCRIPT=<file> keeps what the examples printed, to read their answers.
-    if (process.env.README_TRANSCRIPT) writeFileSync(process.env.README_TRANSCRIPT, res.stdout + '\n--- stderr ---\n' + res.stderr);
-    const failures = readFileSync(failFile, 'utf8').split('\n').filter(Boolean);
-    const statuses = readFileSync(logFile, 'utf8').split('\n').filter(Boolean);
-    expect({ failures, exit: res.code, stderr: failures.length ? res.stderr.slice(-2000) : '' }).toEqual({ failures: [], exit: 0, stderr: '' });
-    expect(statuses.length).toBeGreaterThanOrEqual(30);
-  }, 100_000);
+    await Promise.allSettled(servers.map((s) => s.stop()));
+    servers = [];
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    if (workDir) rmSync(workDir, { recursive: true, force: true });
+  }, 120_000);
+
+  it('answers every runnable block as documented', async () => {
+    await runExamples(workDir, ports, 150_000);
+  }, 180_000);
 });

@@ -30,22 +30,38 @@ export class KnowledgeRepository {
     this.docs = store.collection<KnowledgeDocument>(KnowledgeRepository.COLLECTION);
   }
 
+  /**
+   * `<index>/<docId>`: an index name never holds a `/`, so the first one separates them. Records
+   * written before used U+0000, which a store on PostgreSQL (FerretDB) cannot hold in a string;
+   * those are still found, and replaced by the new id on their next save.
+   */
   private key(index: string, docId: string): string {
-    return `${index}\u0000${docId}`;
+    return `${index}/${docId}`;
   }
 
   async find(index: string, docId: string): Promise<KnowledgeRecord | null> {
-    const d = await this.docs.findOne({ _id: this.key(index, docId) });
+    const d = (await this.docs.findOne({ _id: this.key(index, docId) })) ?? (await this.findLegacy(index, docId));
     return d && strip(d);
   }
 
   async save(record: KnowledgeRecord): Promise<void> {
     const { url, ...rest } = record;
     await this.docs.replaceOne({ _id: this.key(record.index, record.docId) }, { ...rest, ...(url ? { url } : {}) }, { upsert: true });
+    await this.removeLegacy(record.index, record.docId);
   }
 
   async remove(index: string, docId: string): Promise<void> {
     await this.docs.deleteOne({ _id: this.key(index, docId) });
+    await this.removeLegacy(index, docId);
+  }
+
+  /** The record under its old id, where the store can hold one (never on PostgreSQL). */
+  private async findLegacy(index: string, docId: string): Promise<KnowledgeDocument | null> {
+    return this.docs.findOne({ index, docId, _id: { $ne: this.key(index, docId) } });
+  }
+
+  private async removeLegacy(index: string, docId: string): Promise<void> {
+    await this.docs.deleteMany({ index, docId, _id: { $ne: this.key(index, docId) } });
   }
 
   async list(index?: string): Promise<KnowledgeRecord[]> {

@@ -175,6 +175,13 @@ describeIntegration('admin console assistant and operations areas in Chromium', 
     const page = await open('operations');
     await page.getByText('All services ready').waitFor();
     for (const service of ['gateway', 'flow-runtime', 'assistant', 'search', 'hub']) await page.getByRole('rowheader', { name: service, exact: true }).waitFor();
+    // Every consumer group with its lag and partitions, as the bus reports them.
+    const groups = page.getByRole('region', { name: 'Consumer groups' });
+    await groups.getByRole('rowheader', { name: 'flow-runtime-probe', exact: true }).waitFor();
+    const row = groups.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'flow-runtime-probe', exact: true }) });
+    await expect(row.getByRole('cell').nth(0).textContent()).resolves.toContain('flow-runtime');
+    await expect(row.getByRole('cell').nth(2).textContent()).resolves.toMatch(/^\d+$/);
+    await expect(row.getByRole('cell').nth(3).textContent()).resolves.toMatch(/^p0 /);
     await page.getByRole('button', { name: 'Probe the bus' }).click();
     await page.getByText(/Every service answered in \d+ ms\./).waitFor({ timeout: 10_000 });
     await shoot(page, 'operations-health');

@@ -167,7 +167,18 @@ function HealthPage() {
  * published and not yet processed (on Kafka, read from the broker's committed offsets).
  */
 function ConsumerGroups({ services }: { services: SystemService[] }) {
-  const rows = services.flatMap((s) => (s.consumers ?? []).map((c) => ({ service: s.service, ...c })));
+  // One row per group and topic. Standalone runs one in-process bus for every service, so each
+  // service reports every group: the row names all of them.
+  const byGroup = new Map<string, ConsumerGroup & { services: string[] }>();
+  for (const s of services) {
+    for (const c of s.consumers ?? []) {
+      const key = `${c.groupId}\u0000${c.topic}`;
+      const row = byGroup.get(key);
+      if (row) row.services.push(s.service);
+      else byGroup.set(key, { ...c, services: [s.service] });
+    }
+  }
+  const rows = [...byGroup.values()];
   const failed = services.filter((s) => s.consumersError);
   if (!rows.length && !failed.length) return null;
   return (
@@ -182,8 +193,8 @@ function ConsumerGroups({ services }: { services: SystemService[] }) {
         <table>
           <thead>
             <tr>
-              <th scope="col">{$t('ops.groups.service', 'Service')}</th>
               <th scope="col">{$t('ops.groups.group', 'Group')}</th>
+              <th scope="col">{$t('ops.groups.service', 'Reported by')}</th>
               <th scope="col">{$t('ops.groups.topic', 'Topic')}</th>
               <th scope="col">{$t('ops.groups.lag', 'Lag')}</th>
               <th scope="col">{$t('ops.groups.partitions', 'Partitions (committed / end)')}</th>
@@ -191,11 +202,11 @@ function ConsumerGroups({ services }: { services: SystemService[] }) {
           </thead>
           <tbody>
             {rows.map((r) => (
-              <tr key={`${r.service} ${r.groupId} ${r.topic}`}>
-                <th scope="row">{r.service}</th>
-                <td>
+              <tr key={`${r.groupId} ${r.topic}`}>
+                <th scope="row">
                   <code>{r.groupId}</code>
-                </td>
+                </th>
+                <td className="small">{r.services.join(', ')}</td>
                 <td>
                   <code>{r.topic}</code>
                 </td>

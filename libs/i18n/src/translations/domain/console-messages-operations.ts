@@ -12,7 +12,7 @@ export const CONSOLE_OPERATIONS_MESSAGES: Readonly<Record<string, ConsoleMessage
   'ops.bus.title': { en: 'Bus round trip', pl: 'Obieg przez magistralę' },
   'ops.groups.title': { en: 'Consumer groups', pl: 'Grupy konsumentów' },
   'ops.groups.error': { en: '{service}: {reason}', pl: '{service}: {reason}' },
-  'ops.groups.service': { en: 'Service', pl: 'Usługa' },
+  'ops.groups.service': { en: 'Reported by', pl: 'Zgłaszane przez' },
   'ops.groups.group': { en: 'Group', pl: 'Grupa' },
   'ops.groups.topic': { en: 'Topic', pl: 'Temat' },
   'ops.groups.lag': { en: 'Lag', pl: 'Zaległość' },

@@ -59,7 +59,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Every service with version, uptime and adapters (admin:access) */
+    /**
+     * Every service with version, uptime, adapters and consumer groups (admin:access)
+     * @description Per service: `version`, `uptimeSeconds`, `adapters` {bus, store, vector}, and `consumers`: each consumer group of the service with its topic, `lag` (events published but not yet processed) and per partition `committed` (null before the first commit), `end` and `lag`. On Kafka the offsets come from the admin API. `consumersError` replaces `consumers` when the bus did not answer within 2 s; a service that does not answer is `status: down` with a `reason`.
+     */
     get: operations['gateway_Gateway_system'];
     put?: never;
     post?: never;

@@ -65,6 +65,11 @@ export interface KafkaEventBusOptions {
   maxBatchSize?: number;
   /** How long `subscribe` waits to join the group (default 60000). */
   subscribeTimeoutMs?: number;
+  /**
+   * How long a publish keeps trying through transient broker failures (a dead leader, an election,
+   * too few in-sync replicas) before it rejects; default 120000, as Kafka's delivery.timeout.ms.
+   */
+  deliveryTimeoutMs?: number;
   /** How long `ping` waits for the cluster (default 5000). */
   pingTimeoutMs?: number;
   /**
@@ -624,21 +629,37 @@ export class KafkaEventBus implements EventBus {
       const max = this.options.maxBatchSize ?? 500;
       while (this.queue.length) {
         const batch = this.queue.splice(0, max);
-        try {
-          const producer = await this.getProducer();
-          const byTopic = new Map<string, Message[]>();
-          for (const p of batch) {
-            const list = byTopic.get(p.topic);
-            if (list) list.push(p.message);
-            else byTopic.set(p.topic, [p.message]);
+        const byTopic = new Map<string, Message[]>();
+        for (const p of batch) {
+          const list = byTopic.get(p.topic);
+          if (list) list.push(p.message);
+          else byTopic.set(p.topic, [p.message]);
+        }
+        const topicMessages = [...byTopic].map(([topic, messages]) => ({ topic, messages }));
+        // kafkajs gives a send up after a few seconds of retries, shorter than a leader election
+        // after a broker dies. Like the Java producer's delivery.timeout.ms, a transient failure is
+        // tried again until the delivery deadline; later batches wait, so per-key order holds.
+        const deadline = Date.now() + (this.options.deliveryTimeoutMs ?? 120_000);
+        for (let attempt = 1; ; attempt++) {
+          try {
+            const producer = await this.getProducer();
+            await producer.sendBatch({ acks: -1, topicMessages });
+            for (const p of batch) p.resolve();
+            break;
+          } catch (error) {
+            if (this.closed || !isTransientSendError(error) || Date.now() >= deadline) {
+              for (const p of batch) p.reject(error);
+              break;
+            }
+            if (attempt === 1 || attempt % 10 === 0) {
+              this.logger.warn('publishing failed; trying again until the delivery deadline', {
+                events: batch.length,
+                attempt,
+                error: describeError(error),
+              });
+            }
+            await sleep(Math.min(5000, 100 * 2 ** attempt));
           }
-          await producer.sendBatch({
-            acks: -1,
-            topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
-          });
-          for (const p of batch) p.resolve();
-        } catch (error) {
-          for (const p of batch) p.reject(error);
         }
       }
     };
@@ -813,6 +834,36 @@ function toEnvelope(
   const subject = headers[CE.subject] ?? key;
   if (subject !== undefined) event.subject = subject;
   return event;
+}
+
+const TRANSIENT_ERRORS = new Set([
+  'KafkaJSConnectionError',
+  'KafkaJSConnectionClosedError',
+  'KafkaJSRequestTimeoutError',
+  'KafkaJSBrokerNotFound',
+  'KafkaJSMetadataNotLoaded',
+  'KafkaJSNumberOfRetriesExceeded',
+]);
+const TRANSIENT_TYPES = new Set([
+  'NOT_LEADER_FOR_PARTITION',
+  'LEADER_NOT_AVAILABLE',
+  'NOT_ENOUGH_REPLICAS',
+  'NOT_ENOUGH_REPLICAS_AFTER_APPEND',
+  'REQUEST_TIMED_OUT',
+  'NETWORK_EXCEPTION',
+  'UNKNOWN_TOPIC_OR_PARTITION',
+  'BROKER_NOT_AVAILABLE',
+]);
+
+/**
+ * A send failure that a later try can overcome: connection and timeout errors, leadership moving,
+ * too few in-sync replicas; also when kafkajs wraps one of them after its own retries ran out.
+ */
+export function isTransientSendError(error: unknown): boolean {
+  for (let e = error as { name?: string; type?: string; cause?: unknown; retriable?: boolean } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (TRANSIENT_ERRORS.has(e.name ?? '') || TRANSIENT_TYPES.has(e.type ?? '')) return true;
+  }
+  return false;
 }
 
 /** True when the broker lacks an API kafkajs needs for the call (the mock broker has no CreateTopics). */

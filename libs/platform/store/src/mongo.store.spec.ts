@@ -289,6 +289,7 @@ function standIn(flavor: Flavor, options: { refuseTtl?: boolean; ttlReapInterval
             Object.entries(keys)
               .map(([k, v]) => `${k}_${v}`)
               .join('_');
+          // FerretDB 1.24.2's own refusal of a TTL index, word for word (code 238, NotImplemented).
           if (o.expireAfterSeconds !== undefined && (ferret || options.refuseTtl))
             throw new DriverError('Index option "expireAfterSeconds" is not implemented yet', 238, {
               codeName: 'NotImplemented',
@@ -360,6 +361,25 @@ function standIn(flavor: Flavor, options: { refuseTtl?: boolean; ttlReapInterval
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A cursor of the native driver over fixed documents. */
+function cursorOf(docs: Doc[]) {
+  return {
+    toArray: async () => docs,
+    async *[Symbol.asyncIterator]() {
+      yield* docs;
+    },
+    close: async () => undefined,
+  };
+}
+
+/** A store on FerretDB v1.24.2 whose collections are `native`, with no index metadata stored yet. */
+function ferretStoreOver(native: object): MongoStore {
+  const db = { collection: (name: string) => (name === INDEX_METADATA_COLLECTION ? { find: () => cursorOf([]) } : native) };
+  return new MongoStore({} as mongoose.Connection, db as unknown as mongoose.mongo.Db, serverProfile({ ferretdbVersion: 'v1.24.2' }, {}), {
+    warn: () => undefined,
+  });
+}
 
 describe('MongoStore adapter over a MongoDB stand-in', () => {
   describe('contract', () => {
@@ -637,13 +657,6 @@ describe('MongoStore adapter over a FerretDB stand-in', () => {
     // finds nothing, the server's own index refuses, and the error must still say what collided.
     const other = { _id: 'other', createdAt: 2, tenant: 't' };
     let finds = 0;
-    const cursorOf = (docs: Doc[]) => ({
-      toArray: async () => docs,
-      async *[Symbol.asyncIterator]() {
-        yield* docs;
-      },
-      close: async () => undefined,
-    });
     const native = {
       listIndexes: () => ({ toArray: async () => indexes }),
       findOne: async () => ({ _id: 'mine', createdAt: 1, tenant: 't' }),
@@ -652,12 +665,7 @@ describe('MongoStore adapter over a FerretDB stand-in', () => {
         throw internal;
       },
     };
-    const metadata = { find: () => cursorOf([]) };
-    const db = { collection: (name: string) => (name === INDEX_METADATA_COLLECTION ? metadata : native) };
-    const profile = serverProfile({ ferretdbVersion: 'v1.24.2' }, {});
-    const store = new MongoStore({} as mongoose.Connection, db as unknown as mongoose.mongo.Db, profile, {
-      warn: () => undefined,
-    });
+    const store = ferretStoreOver(native);
     const err = await store
       .collection('My-Coll.x')
       .updateOne({ _id: 'mine' }, { $set: { createdAt: 2 } })
@@ -671,13 +679,6 @@ describe('MongoStore adapter over a FerretDB stand-in', () => {
   });
   it('turns an upsert that lost a race to another process into an update of the winner, as MongoDB retries it', async () => {
     const winner = { _id: 'w', sessionId: 's', n: 0 };
-    const cursorOf = (docs: Doc[]) => ({
-      toArray: async () => docs,
-      async *[Symbol.asyncIterator]() {
-        yield* docs;
-      },
-      close: async () => undefined,
-    });
     // First read: nothing matches. By the unique check, the other process has inserted.
     let reads = 0;
     const native = {
@@ -694,18 +695,7 @@ describe('MongoStore adapter over a FerretDB stand-in', () => {
       },
       findOneAndUpdate: async (f: Filter) => (JSON.stringify(f).includes('"w"') ? { ...winner, n: 1 } : null),
     };
-    const db = {
-      collection: (name: string) =>
-        name === INDEX_METADATA_COLLECTION ? { find: () => cursorOf([]) } : native,
-    };
-    const store = new MongoStore(
-      {} as mongoose.Connection,
-      db as unknown as mongoose.mongo.Db,
-      serverProfile({ ferretdbVersion: 'v1.24.2' }, {}),
-      {
-        warn: () => undefined,
-      },
-    );
+    const store = ferretStoreOver(native);
     const doc = await store
       .collection('chats')
       .findOneAndUpdate({ sessionId: 's' }, { $inc: { n: 1 } }, { upsert: true });
@@ -714,13 +704,6 @@ describe('MongoStore adapter over a FerretDB stand-in', () => {
 
   it('refuses clearly, instead of reporting a duplicate, when FerretDB rejects a key no document has by MongoDB rules', async () => {
     // FerretDB's unique index compares JSON forms: a Date equals the number of its milliseconds.
-    const cursorOf = (docs: Doc[]) => ({
-      toArray: async () => docs,
-      async *[Symbol.asyncIterator]() {
-        yield* docs;
-      },
-      close: async () => undefined,
-    });
     const stored = [{ _id: 'n', v: 1000 }];
     const native = {
       listIndexes: () => ({
@@ -735,18 +718,7 @@ describe('MongoStore adapter over a FerretDB stand-in', () => {
         throw new DriverError('E11000 duplicate key error collection: test.z', 11000);
       },
     };
-    const db = {
-      collection: (name: string) =>
-        name === INDEX_METADATA_COLLECTION ? { find: () => cursorOf([]) } : native,
-    };
-    const store = new MongoStore(
-      {} as mongoose.Connection,
-      db as unknown as mongoose.mongo.Db,
-      serverProfile({ ferretdbVersion: 'v1.24.2' }, {}),
-      {
-        warn: () => undefined,
-      },
-    );
+    const store = ferretStoreOver(native);
     const err = await store
       .collection('z')
       .insertOne({ _id: 'd', v: new Date(1000) })

@@ -4,7 +4,7 @@ import { KafkaEventBus } from '@flowplane/platform/bus';
 import { describeIntegration, type KafkaMock, kafkaMockUnavailable, startKafkaMock } from '@flowplane/platform/testing';
 import { type SplitPlatform, startSplit } from '../../tools/split/split';
 import { call, json, parseSse, serviceToken, tempDir, TEST_SECRET, token, until } from '../support/http';
-import { passThroughFlow, publishFlow } from '../support/flows';
+import { greeterFlow, passThroughFlow, publishFlow } from '../support/flows';
 
 
 const eventFlow = (eventName: string, groupID: string) => ({
@@ -209,19 +209,7 @@ describeIntegration('flow-runtime in split mode with two replicas', kafkaMockUna
   }, 180000);
 
   it('dispatches a route deployment across processes: deployments -> Kafka -> flow-runtime -> gateway', async () => {
-    const greeter = {
-      name: 'Greeter',
-      nodes: [
-        { id: 'start', name: 'Start', kind: 'start' },
-        { id: 'render', name: 'Render', kind: 'action', action_ref: 'svc/template-render', config: { template: 'hello {{ input.params.name }}', target: 'text' } },
-        { id: 'end', name: 'End', kind: 'end' },
-      ],
-      edges: [
-        { id: 'e1', from: 'start', to: 'render' },
-        { id: 'e2', from: 'render', to: 'end' },
-      ],
-      meta: { route: { method: 'GET', path: '/split-hello/{name}', success_status: 200 } },
-    };
+    const greeter = greeterFlow('/split-hello/{name}');
     await publish(api, 'split-greeter', greeter);
     const created = await call(`${api}/deployments`, { method: 'POST', bearer: admin, ...json({ id: 'split-hello', name: 'Split hello', kind: 'route', auth: { mode: 'public' }, variants: [{ label: 'stable', flowId: 'split-greeter', weight: 1 }] }) });
     expect(created.status).toBe(201);

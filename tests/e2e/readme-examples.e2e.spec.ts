@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { MongoClient } from 'mongodb';
 import { DEV_JWT_SECRET } from '@flowplane/platform/auth';
-import { describeIntegration, kafkaTestServer, mongoTestServer } from '@flowplane/platform/testing';
+import { describeIntegration } from '@flowplane/platform/testing';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
-import { serviceMongoUrl, type SplitPlatform, SPLIT_SERVICES, startSplit } from '../../tools/split/split';
+import { SPLIT_SERVICES } from '../../tools/split/split';
+import { realEngines, type SplitOnEngines, startSplitOnEngines } from '../support/split-engines';
 import { tempDir } from '../support/http';
 
 /**
@@ -309,14 +309,10 @@ async function runExamples(workDir: string, ports: Record<number, number>, timeo
 
 // The same examples against split mode on the production engines: every service its own process
 // on Apache Kafka, each with its own database on a MongoDB-wire server.
-const kafka = kafkaTestServer();
-const mongo = mongoTestServer();
-describeIntegration(`README examples run as written against split mode on Apache Kafka (${kafka.source}) and a MongoDB-wire server (${mongo.source})`, kafka.unavailable || mongo.unavailable, { requiredInCi: true }, () => {
-  let platform: SplitPlatform;
-  let servers: Array<{ stop(): Promise<void> }> = [];
-  let dataDir: string;
+const engines = realEngines();
+describeIntegration(`README examples run as written against split mode on ${engines.label}`, engines.unavailable, { requiredInCi: true }, () => {
+  let split: SplitOnEngines | undefined;
   let workDir: string;
-  let mongoUrl: string;
   const ports: Record<number, number> = {};
   const base = 19780;
 
@@ -324,39 +320,13 @@ describeIntegration(`README examples run as written against split mode on Apache
     for (const tool of ['token', 'flowctl']) {
       if (!existsSync(cli(tool))) throw new Error(`${cli(tool)} is missing: run node tools/build.mjs first (npm test does)`);
     }
-    const k = await kafka.start();
-    servers.push(k);
-    const m = await mongo.start();
-    servers.push(m);
-    const u = new URL(m.url);
-    u.pathname = `/readme_${Date.now().toString(36)}`;
-    mongoUrl = u.toString();
-    dataDir = tempDir('readme-split');
     workDir = tempDir('readme-split-cwd');
-    platform = await startSplit({
-      brokers: k.brokers,
-      mongoUrl,
-      basePort: base,
-      // `npm run token` signs with the development secret, as on `npm start`.
-      env: { AUTH_JWT_SECRET: DEV_JWT_SECRET, DATA_DIR: dataDir, LOG_LEVEL: 'warn', HOSTNAME: `readme-split-${Date.now().toString(36)}`, KAFKA_MAX_WAIT_MS: '100' },
-      startTimeoutMs: 120_000,
-      startAttempts: 2,
-    });
+    // `npm run token` signs with the development secret, as on `npm start`.
+    split = await startSplitOnEngines(engines, 'readme_split', { basePort: base, env: { AUTH_JWT_SECRET: DEV_JWT_SECRET, LOG_LEVEL: 'warn', KAFKA_MAX_WAIT_MS: '100' } });
     for (const [, port] of SPLIT_SERVICES) ports[port] = port - 8080 + base;
   }, 300_000);
   afterAll(async () => {
-    await platform?.stop();
-    if (mongoUrl) {
-      const client = await MongoClient.connect(mongoUrl);
-      try {
-        for (const [service] of SPLIT_SERVICES) await client.db(new URL(serviceMongoUrl(mongoUrl, service)).pathname.slice(1)).dropDatabase().catch(() => undefined);
-      } finally {
-        await client.close();
-      }
-    }
-    await Promise.allSettled(servers.map((s) => s.stop()));
-    servers = [];
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await split?.stop();
     if (workDir) rmSync(workDir, { recursive: true, force: true });
   }, 120_000);
 

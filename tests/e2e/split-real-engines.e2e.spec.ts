@@ -1,13 +1,14 @@
-import { rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { Topics } from '@flowplane/contracts';
 import { KafkaEventBus } from '@flowplane/platform/bus';
-import { describeIntegration, kafkaTestServer, mongoTestServer } from '@flowplane/platform/testing';
-import { serviceMongoUrl, type SplitPlatform, SPLIT_SERVICES, startSplit } from '../../tools/split/split';
-import { call, json, metricsAuth, tempDir, TEST_SECRET, token, until } from '../support/http';
+import { describeIntegration } from '@flowplane/platform/testing';
+import type { SplitPlatform } from '../../tools/split/split';
+import { greeterFlow, publishFlow } from '../support/flows';
+import { call, json, metricsAuth, TEST_SECRET, token, until } from '../support/http';
+import { realEngines, type SplitOnEngines, startSplitOnEngines } from '../support/split-engines';
 
 /**
  * Split mode on the production engines: every service its own process on Apache Kafka, each with
@@ -18,9 +19,6 @@ import { call, json, metricsAuth, tempDir, TEST_SECRET, token, until } from '../
  * subscriber flow, a reported key translated by the on-change flow. Names carry a run id, so a
  * long-lived broker and server (`npm run engines:up`) can hold earlier runs.
  */
-const kafka = kafkaTestServer();
-const mongo = mongoTestServer();
-const unavailable = kafka.unavailable || mongo.unavailable;
 const silent = { warn: () => undefined, error: () => undefined };
 const RUN = `r${Date.now().toString(36)}`;
 
@@ -76,26 +74,18 @@ const postingFlow = (name: string, sinkUrl: string, path: string, start: Record<
   ],
 });
 
-describeIntegration(`split mode on Apache Kafka (${kafka.source}) and a MongoDB-wire server (${mongo.source})`, unavailable, { requiredInCi: true }, () => {
-  let servers: Array<{ stop(): Promise<void> }> = [];
-  let brokers: string[];
-  let mongoUrl: string;
+const engines = realEngines();
+describeIntegration(`split mode on ${engines.label}`, engines.unavailable, { requiredInCi: true }, () => {
+  let split: SplitOnEngines;
   let platform: SplitPlatform;
-  let dataDir: string;
+  let mongoUrl: string;
   let target: Sink;
   let bus: KafkaEventBus;
   let admin: string;
   let api: string;
   let replicas: string[];
 
-  const publish = async (base: string, flowId: string, doc: unknown) => {
-    const created = await call(`${base}/flows`, { method: 'POST', bearer: admin, ...json({ id: flowId, name: flowId }) });
-    expect([201, 409]).toContain(created.status);
-    const saved = await call(`${base}/flows/${flowId}/versions`, { method: 'POST', bearer: admin, ...json(doc) });
-    expect(saved.status).toBe(201);
-    const published = await call(`${base}/flows/${flowId}/publish`, { method: 'POST', bearer: admin, ...json({ versionID: saved.body.versionId }) });
-    expect(published.status).toBe(200);
-  };
+  const publish = (base: string, flowId: string, doc: unknown) => publishFlow(base, admin, flowId, doc);
   const subscriptions = async (flowId: string) =>
     (
       await Promise.all(
@@ -104,58 +94,33 @@ describeIntegration(`split mode on Apache Kafka (${kafka.source}) and a MongoDB-
     ).flat();
 
   beforeAll(async () => {
-    const k = await kafka.start();
-    servers.push(k);
-    const m = await mongo.start();
-    servers.push(m);
-    brokers = k.brokers;
-    const u = new URL(m.url);
-    u.pathname = `/fp_${RUN}`;
-    mongoUrl = u.toString();
-    dataDir = tempDir('split-real');
     target = await sink();
-    platform = await startSplit({
-      brokers,
-      mongoUrl,
+    split = await startSplitOnEngines(engines, 'split_real', {
       basePort: 19680,
       replicas: { 'flow-runtime': 2 },
       env: {
         AUTH_JWT_SECRET: TEST_SECRET,
         LOG_LEVEL: 'warn',
-        DATA_DIR: dataDir,
         GATEWAY_RATE_LIMIT: '0',
         FLOW_HTTP_ALLOW_PRIVATE: 'true',
-        HOSTNAME: `split-real-${RUN}`,
         KAFKA_MAX_WAIT_MS: '100',
         KAFKA_SESSION_TIMEOUT_MS: '6000',
         KAFKA_HEARTBEAT_INTERVAL_MS: '500',
         // One broker here; the platform's default is min(3, brokers) anyway.
         KAFKA_TOPIC_PARTITIONS: '4',
       },
-      startTimeoutMs: 120_000,
-      startAttempts: 2,
     });
+    ({ platform, mongoUrl } = split);
     admin = await token('split-real-admin', ['admin:access', 'profiles:*'], { superuser: true });
     api = `${platform.gatewayUrl}/api/v1`;
     replicas = platform.replicaUrls['flow-runtime'].map((r) => `${r}/api/v1`);
-    bus = new KafkaEventBus({ brokers, clientId: 'split-real', logLevel: logLevel.NOTHING, logger: silent, topics: { partitions: 4 } });
+    bus = new KafkaEventBus({ brokers: split.brokers, clientId: 'split-real', logLevel: logLevel.NOTHING, logger: silent, topics: { partitions: 4 } });
   }, 300_000);
 
   afterAll(async () => {
     await bus?.close();
-    await platform?.stop();
+    await split?.stop();
     await target?.close();
-    if (mongoUrl) {
-      const client = await MongoClient.connect(mongoUrl);
-      try {
-        for (const [service] of SPLIT_SERVICES) await client.db(new URL(serviceMongoUrl(mongoUrl, service)).pathname.slice(1)).dropDatabase().catch(() => undefined);
-      } finally {
-        await client.close();
-      }
-    }
-    await Promise.allSettled(servers.map((s) => s.stop()));
-    servers = [];
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   }, 120_000);
 
   it('runs every service ready on Kafka, each keeping its documents in its own database', async () => {
@@ -170,7 +135,7 @@ describeIntegration(`split mode on Apache Kafka (${kafka.source}) and a MongoDB-
       const names = (await client.db().admin().listDatabases()).databases.map((d) => d.name);
       // Every service with a store wrote there (seeding, outboxes), none into another's database.
       for (const service of ['flow-runtime', 'deployments', 'profiles', 'assistant', 'i18n']) {
-        expect(names).toContain(new URL(serviceMongoUrl(mongoUrl, service)).pathname.slice(1));
+        expect(names).toContain(split.serviceDatabase(service));
       }
     } finally {
       await client.close();
@@ -186,19 +151,7 @@ describeIntegration(`split mode on Apache Kafka (${kafka.source}) and a MongoDB-
   }, 60_000);
 
   it('dispatches a route deployment across processes: deployments → Kafka → flow-runtime → gateway', async () => {
-    const greeter = {
-      name: 'Greeter',
-      nodes: [
-        { id: 'start', name: 'Start', kind: 'start' },
-        { id: 'render', name: 'Render', kind: 'action', action_ref: 'svc/template-render', config: { template: 'hello {{ input.params.name }}', target: 'text' } },
-        { id: 'end', name: 'End', kind: 'end' },
-      ],
-      edges: [
-        { id: 'e1', from: 'start', to: 'render' },
-        { id: 'e2', from: 'render', to: 'end' },
-      ],
-      meta: { route: { method: 'GET', path: `/real-hello-${RUN}/{name}`, success_status: 200 } },
-    };
+    const greeter = greeterFlow(`/real-hello-${RUN}/{name}`);
     await publish(api, `greeter-${RUN}`, greeter);
     const created = await call(`${api}/deployments`, { method: 'POST', bearer: admin, ...json({ id: `hello-${RUN}`, name: 'Hello', kind: 'route', auth: { mode: 'public' }, variants: [{ label: 'stable', flowId: `greeter-${RUN}`, weight: 1 }] }) });
     expect(created.status).toBe(201);

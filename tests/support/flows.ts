@@ -23,3 +23,20 @@ export async function publishFlow(api: string, bearer: string, id: string, doc: 
   if (publish) expect((await call(`${api}/flows/${id}/publish`, { method: 'POST', bearer, ...json({ versionID: v.body.versionId }) })).status).toBe(200);
   return v.body.versionId as string;
 }
+
+/** A route flow answering `hello <name>` for GET `path` (a `{name}` parameter in it). */
+export function greeterFlow(path: string) {
+  return {
+    name: 'Greeter',
+    nodes: [
+      { id: 'start', name: 'Start', kind: 'start' },
+      { id: 'render', name: 'Render', kind: 'action', action_ref: 'svc/template-render', config: { template: 'hello {{ input.params.name }}', target: 'text' } },
+      { id: 'end', name: 'End', kind: 'end' },
+    ],
+    edges: [
+      { id: 'e1', from: 'start', to: 'render' },
+      { id: 'e2', from: 'render', to: 'end' },
+    ],
+    meta: { route: { method: 'GET', path, success_status: 200 } },
+  };
+}

@@ -32,7 +32,7 @@ import { type Admin, type Consumer, type IHeaders, Kafka, logLevel, type Message
 import { mintToken } from '@flowplane/platform/auth';
 import { KafkaEventBus } from '@flowplane/platform/bus';
 import { type SplitPlatform, startSplit } from '../tools/split/split';
-import type { BenchResult } from './bench-result';
+import { runWhenMain, type BenchResult } from './bench-result';
 
 const BENCH = 'kafka-runs';
 const EVENTS = Number(process.env.KAFKA_RUNS_EVENTS ?? 5000);
@@ -490,14 +490,4 @@ export async function run(): Promise<BenchResult[]> {
   }
 }
 
-if (require.main === module) {
-  run()
-    .then((rows) => {
-      console.table(rows.map(({ notes: _notes, ...r }) => r));
-      console.log(JSON.stringify(rows, null, 2));
-    })
-    .catch((error: unknown) => {
-      console.error(error);
-      process.exitCode = 1;
-    });
-}
+runWhenMain(module, run);

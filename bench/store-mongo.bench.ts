@@ -19,7 +19,7 @@
 import { performance } from 'node:perf_hooks';
 import { type Db, type Collection as DriverCollection, MongoClient } from 'mongodb';
 import { type Collection, type MongoStore, type StoreDocument, createMongoStore } from '@flowplane/platform/store';
-import type { BenchResult } from './bench-result';
+import { runWhenMain, type BenchResult } from './bench-result';
 import { rng } from './seeded-random';
 
 const BENCH = 'store-mongo';
@@ -365,14 +365,4 @@ export async function run(): Promise<BenchResult[]> {
   }
 }
 
-if (require.main === module) {
-  run()
-    .then((rows) => {
-      console.table(rows.map(({ notes: _notes, ...r }) => r));
-      console.log(JSON.stringify(rows, null, 2));
-    })
-    .catch((error: unknown) => {
-      console.error(error);
-      process.exitCode = 1;
-    });
-}
+runWhenMain(module, run);

@@ -873,7 +873,7 @@ function isUnsupportedApi(error: unknown): boolean {
     e?.name === 'KafkaJSNotImplemented' ||
     e?.name === 'KafkaJSServerDoesNotSupportApiKey' ||
     e?.type === 'UNSUPPORTED_VERSION' ||
-    /does not support the requested API|not (be )?supported|unsupported/i.test(e?.message ?? '')
+    /does not support the requested API/i.test(e?.message ?? '')
   );
 }
 

@@ -179,6 +179,8 @@ function ConsumerGroups({ services }: { services: SystemService[] }) {
     }
   }
   const rows = [...byGroup.values()];
+  const reporting = services.filter((s) => s.consumers?.length).length;
+  const shared = reporting > 1 && rows.every((r) => r.services.length === reporting);
   const failed = services.filter((s) => s.consumersError);
   if (!rows.length && !failed.length) return null;
   return (
@@ -206,7 +208,7 @@ function ConsumerGroups({ services }: { services: SystemService[] }) {
                 <th scope="row">
                   <code>{r.groupId}</code>
                 </th>
-                <td className="small">{r.services.join(', ')}</td>
+                <td className="small">{shared ? $t('ops.groups.shared', 'every service (one in-process bus)') : r.services.join(', ')}</td>
                 <td>
                   <code>{r.topic}</code>
                 </td>

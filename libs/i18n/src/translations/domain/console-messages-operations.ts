@@ -13,6 +13,7 @@ export const CONSOLE_OPERATIONS_MESSAGES: Readonly<Record<string, ConsoleMessage
   'ops.groups.title': { en: 'Consumer groups', pl: 'Grupy konsumentów' },
   'ops.groups.error': { en: '{service}: {reason}', pl: '{service}: {reason}' },
   'ops.groups.service': { en: 'Reported by', pl: 'Zgłaszane przez' },
+  'ops.groups.shared': { en: 'every service (one in-process bus)', pl: 'każda usługa (jedna magistrala w procesie)' },
   'ops.groups.group': { en: 'Group', pl: 'Grupa' },
   'ops.groups.topic': { en: 'Topic', pl: 'Temat' },
   'ops.groups.lag': { en: 'Lag', pl: 'Zaległość' },

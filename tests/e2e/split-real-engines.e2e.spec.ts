@@ -1,13 +1,15 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect as tcpConnect, createServer as tcpServer } from 'node:net';
 import { logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { Topics } from '@flowplane/contracts';
 import { KafkaEventBus } from '@flowplane/platform/bus';
-import { describeIntegration } from '@flowplane/platform/testing';
+import { describeIntegration, hasCommand, hasFile, itIntegration } from '@flowplane/platform/testing';
 import type { SplitPlatform } from '../../tools/split/split';
 import { greeterFlow, publishFlow } from '../support/flows';
-import { call, json, metricsAuth, TEST_SECRET, token, until } from '../support/http';
+import { call, json, metricsAuth, parseSse, TEST_SECRET, token, until } from '../support/http';
+import { HubClient } from './hub-clients';
 import { realEngines, type SplitOnEngines, startSplitOnEngines } from '../support/split-engines';
 
 /**
@@ -16,7 +18,9 @@ import { realEngines, type SplitOnEngines, startSplitOnEngines } from '../suppor
  * testcontainers can start one), two flow-runtime replicas sharing theirs. The paths that cross
  * processes: a route deployment dispatched, an event-source flow run once per event across both
  * replicas, `profiles.updated` reaching both replicas' profile caches, a handoff consumed by a
- * subscriber flow, a reported key translated by the on-change flow. Names carry a run id, so a
+ * subscriber flow, a reported key translated by the on-change flow, a chat answered through the
+ * assistant, a page change reaching page search, and a broadcast reaching a client of the second hub
+ * replica over the NATS bridge (where nats-server is installed). Names carry a run id, so a
  * long-lived broker and server (`npm run engines:up`) can hold earlier runs.
  */
 const silent = { warn: () => undefined, error: () => undefined };
@@ -74,6 +78,37 @@ const postingFlow = (name: string, sinkUrl: string, path: string, start: Record<
   ],
 });
 
+/** nats-server, for the hub's cross-replica bridge (the bus is Kafka; the bridge is COORD's). */
+const natsBin = hasFile('/usr/sbin/nats-server') ? '/usr/sbin/nats-server' : hasCommand('nats-server') ? 'nats-server' : undefined;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = tcpServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function startNats(): Promise<{ url: string; proc: ChildProcess }> {
+  const port = await freePort();
+  const proc = spawn(natsBin!, ['-a', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
+  await until(
+    () =>
+      new Promise<boolean>((resolve) => {
+        const s = tcpConnect(port, '127.0.0.1');
+        s.once('connect', () => (s.destroy(), resolve(true)));
+        s.once('error', () => resolve(false));
+      }),
+    (up) => up,
+    10_000,
+    50,
+  );
+  return { url: `nats://127.0.0.1:${port}`, proc };
+}
+
 const engines = realEngines();
 describeIntegration(`split mode on ${engines.label}`, engines.unavailable, { requiredInCi: true }, () => {
   let split: SplitOnEngines;
@@ -84,6 +119,8 @@ describeIntegration(`split mode on ${engines.label}`, engines.unavailable, { req
   let admin: string;
   let api: string;
   let replicas: string[];
+  let nats: { url: string; proc: ChildProcess } | undefined;
+  const clients: HubClient[] = [];
 
   const publish = (base: string, flowId: string, doc: unknown) => publishFlow(base, admin, flowId, doc);
   const subscriptions = async (flowId: string) =>
@@ -95,10 +132,13 @@ describeIntegration(`split mode on ${engines.label}`, engines.unavailable, { req
 
   beforeAll(async () => {
     target = await sink();
+    if (natsBin) nats = await startNats();
     split = await startSplitOnEngines(engines, 'split_real', {
       basePort: 19680,
-      replicas: { 'flow-runtime': 2 },
+      replicas: { 'flow-runtime': 2, ...(nats ? { hub: 2 } : {}) },
       env: {
+        ...(nats ? { COORD: 'nats', NATS_URL: nats.url, HUB_COORD_RECONNECT_MS: '100' } : {}),
+        ASSISTANT_RATE_LIMIT: '1000',
         AUTH_JWT_SECRET: TEST_SECRET,
         LOG_LEVEL: 'warn',
         GATEWAY_RATE_LIMIT: '0',
@@ -118,9 +158,11 @@ describeIntegration(`split mode on ${engines.label}`, engines.unavailable, { req
   }, 300_000);
 
   afterAll(async () => {
+    for (const c of clients) c.close();
     await bus?.close();
     await split?.stop();
     await target?.close();
+    nats?.proc.kill('SIGKILL');
   }, 120_000);
 
   it('runs every service ready on Kafka, each keeping its documents in its own database', async () => {
@@ -225,4 +267,75 @@ describeIntegration(`split mode on ${engines.label}`, engines.unavailable, { req
     // The `local` provider pseudo-localizes: the placeholder survives the round trip.
     expect(row?.translations?.de).toContain('{name}');
   }, 90_000);
+
+  it('answers a chat through the assistant: gateway → assistant → flow-runtime, the transcript in the assistant database', async () => {
+    expect((await call(`${api}/admin/assistant/reset?template=echo`, { method: 'POST', bearer: admin })).status).toBe(200);
+    const chat = (body: unknown) => fetch(`${api}/assistant/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const first = await chat({ message: `hello from ${RUN}` });
+    expect(first.status).toBe(200);
+    const sessionId = first.headers.get('x-assistant-session-id')!;
+    const frames = parseSse(await first.text());
+    expect(frames.map((f) => f.event)).toEqual(['session', 'message']);
+    expect(frames[1].data).toMatchObject({ content: `hello from ${RUN}`, status: 'completed' });
+    const again = parseSse(await (await chat({ sessionId, message: 'and again' })).text());
+    expect(again[1].data.content).toBe('and again');
+    const transcript = await call(`${api}/assistant/chats/me/${sessionId}`);
+    expect(transcript.body.messages.map((m: { role: string; content: string }) => `${m.role}: ${m.content}`)).toEqual([`user: hello from ${RUN}`, `assistant: hello from ${RUN}`, 'user: and again', 'assistant: and again']);
+    // Kept on the server, in the assistant's own database.
+    const client = await MongoClient.connect(mongoUrl);
+    try {
+      const db = client.db(split.serviceDatabase('assistant'));
+      const names = (await db.listCollections().toArray()).map((c) => c.name);
+      const found = await Promise.all(names.map(async (n) => db.collection(n).countDocuments({ $or: [{ sessionId }, { _id: sessionId as never }] })));
+      expect(found.some((n) => n > 0)).toBe(true);
+    } finally {
+      await client.close();
+    }
+  }, 90_000);
+
+  it('keeps page search current across processes: a page written in i18n is found through search, its change too', async () => {
+    const slug = `bikes-${RUN}`;
+    const put = (body: unknown) => call(`${api}/admin/content/pages/${slug}`, { method: 'PUT', bearer: admin, ...json(body) });
+    const page = { title: { en: `Bike rental ${RUN}` }, body: { en: '<p>We rent bicycles and helmets by the day.</p>' } };
+    expect((await put(page)).status).toBe(201);
+    const search = (text: string) => call(`${api}/search/indexes/pages-en/query`, { method: 'POST', bearer: admin, ...json({ text, limit: 5 }) });
+    const hit = await until(() => search('rent bicycles helmets'), (r) => r.status === 200 && r.body.hits?.some((h: { id: string }) => h.id === slug), 30_000, 200);
+    expect(hit.body.hits.find((h: { id: string }) => h.id === slug).payload).toMatchObject({ slug, locale: 'en', title: `Bike rental ${RUN}` });
+    expect((await put({ ...page, title: { en: `Cycle hire ${RUN}` } })).status).toBe(200);
+    await until(
+      () => search('rent bicycles helmets'),
+      (r) => r.status === 200 && r.body.hits?.find((h: { id: string }) => h.id === slug)?.payload?.title === `Cycle hire ${RUN}`,
+      30_000,
+      200,
+    );
+  }, 90_000);
+
+  itIntegration(
+    'delivers a broadcast through the gateway to clients of both hub replicas, bridged over NATS',
+    natsBin ? false : 'nats-server is not installed',
+    { requiredInCi: true },
+    async () => {
+      const alice = await token('split-real-alice');
+      const room = `room-${RUN}`;
+      const [one, two] = platform.replicaUrls.hub;
+      const health = async (u: string) => (await call(`${u}/ws/health`)).body;
+      await until(async () => [await health(one), await health(two)], (h) => h.every((x) => x?.distributed === true), 20_000, 100);
+      const join = async (u: string) => {
+        const c = await HubClient.connect(`${u.replace('http', 'ws')}/ws/connect?token=${alice}&room=${room}`);
+        clients.push(c);
+        await c.frameAt(0);
+        return c;
+      };
+      const onOne = await join(one);
+      const onTwo = await join(two);
+      const sent = await call(`${platform.gatewayUrl}/ws/broadcast/${room}`, { method: 'POST', bearer: alice, ...json({ n: 1, run: RUN }) });
+      // Delivered on replica 1 (the gateway's), handed to the bridge for replica 2.
+      expect(sent.body).toEqual({ room, delivered: 1, bridged: true });
+      for (const c of [onOne, onTwo]) await c.until(() => c.of('message').length >= 1, 10_000, 'the broadcast');
+      await new Promise((r) => setTimeout(r, 250));
+      expect(onOne.of('message').map((f) => f.data)).toEqual([{ n: 1, run: RUN }]);
+      expect(onTwo.of('message').map((f) => f.data)).toEqual([{ n: 1, run: RUN }]);
+    },
+    60_000,
+  );
 });

@@ -57,3 +57,22 @@ export function describeIntegration(
     it.todo(`runs when available: ${unavailable}`);
   });
 }
+
+/**
+ * `it` for one test of a suite whose own dependency is there but that needs one more (a NATS
+ * server beside Kafka): the same rules as `describeIntegration`, one test at a time.
+ */
+export function itIntegration(name: string, unavailable: string | false, options: IntegrationOptions, fn: () => Promise<void>, timeoutMs?: number): void {
+  if (!unavailable) {
+    it(name, fn, timeoutMs);
+    return;
+  }
+  if (integrationRequired() && options.requiredInCi) {
+    it(name, () => {
+      throw new Error(`${name}: ${unavailable} (REQUIRE_INTEGRATION=1)`);
+    });
+    return;
+  }
+  console.log(`SKIPPED: ${name}: ${unavailable}`);
+  it.todo(`${name} (runs when available: ${unavailable})`);
+}

@@ -468,7 +468,9 @@ export function candidatesFilter(def: IndexDefinition, docs: Doc[]): Filter {
       }
       if (wide) continue;
       const parts: Filter[] = [];
-      if (values.length > 0) parts.push({ [f]: { $in: values } });
+      // One value as an equality, which FerretDB pushes down to its backend's index; `$in` it scans.
+      if (values.length === 1) parts.push({ [f]: values[0] });
+      else if (values.length > 0) parts.push({ [f]: { $in: values } });
       if (empty) parts.push({ [f]: { $size: 0 } });
       if (parts.length > 0) conds.push(parts.length === 1 ? parts[0] : { $or: parts });
     }

@@ -1,8 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer, connect as tcpConnect } from 'node:net';
 import { hubDefinition } from '@flowplane/hub';
 import { type RunningService, startService } from '@flowplane/platform/service';
-import { describeIntegration, hasCommand, hasFile } from '@flowplane/platform/testing';
+import { describeIntegration, freePort, hasCommand, hasFile, portAnswers, waitUntil } from '@flowplane/platform/testing';
 import { call, metricsAuth, TEST_SECRET, token } from '../support/http';
 import { eventually, HubClient } from './hub-clients';
 
@@ -18,28 +17,8 @@ function binary(name: string, fallback: string): string | undefined {
   return hasCommand(name) ? name : undefined;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 async function waitForPort(port: number, timeoutMs = 10_000): Promise<void> {
-  await eventually(
-    () =>
-      new Promise<boolean>((resolve) => {
-        const s = tcpConnect(port, '127.0.0.1');
-        s.once('connect', () => (s.destroy(), resolve(true)));
-        s.once('error', () => resolve(false));
-      }),
-    timeoutMs,
-    `port ${port}`,
-  );
+  await waitUntil(`port ${port}`, () => portAnswers(port), { timeoutMs, intervalMs: 50 });
 }
 
 interface Coordinator {

@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { type AddressInfo, connect as tcpConnect, createServer as tcpServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { Topics } from '@flowplane/contracts';
 import { KafkaEventBus } from '@flowplane/platform/bus';
-import { describeIntegration, hasCommand, hasFile, itIntegration } from '@flowplane/platform/testing';
+import { describeIntegration, freePort, hasCommand, hasFile, itIntegration, portAnswers, waitUntil } from '@flowplane/platform/testing';
 import type { SplitPlatform } from '../../tools/split/split';
 import { greeterFlow, publishFlow } from '../support/flows';
 import { call, json, metricsAuth, parseSse, TEST_SECRET, token, until } from '../support/http';
@@ -81,31 +81,10 @@ const postingFlow = (name: string, sinkUrl: string, path: string, start: Record<
 /** nats-server, for the hub's cross-replica bridge (the bus is Kafka; the bridge is COORD's). */
 const natsBin = hasFile('/usr/sbin/nats-server') ? '/usr/sbin/nats-server' : hasCommand('nats-server') ? 'nats-server' : undefined;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = tcpServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 async function startNats(): Promise<{ url: string; proc: ChildProcess }> {
   const port = await freePort();
   const proc = spawn(natsBin!, ['-a', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
-  await until(
-    () =>
-      new Promise<boolean>((resolve) => {
-        const s = tcpConnect(port, '127.0.0.1');
-        s.once('connect', () => (s.destroy(), resolve(true)));
-        s.once('error', () => resolve(false));
-      }),
-    (up) => up,
-    10_000,
-    50,
-  );
+  await waitUntil('nats-server', () => portAnswers(port), { timeoutMs: 10_000, intervalMs: 50, failed: () => (proc.exitCode !== null ? `exited with ${proc.exitCode}` : undefined) });
   return { url: `nats://127.0.0.1:${port}`, proc };
 }
 

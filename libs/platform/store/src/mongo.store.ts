@@ -15,8 +15,8 @@
  * evaluate differently are rewritten, evaluated by the adapter (reads) or refused; unique keys are
  * checked with MongoDB's rules before each write, because its unique indexes skip documents missing
  * a field and compare arrays whole; upserts are done by the adapter; duplicate-key errors are
- * completed with index and key; and this process's writes are queued per collection, because
- * FerretDB loses concurrent updates of one document. Where a server has no TTL indexes (FerretDB 1.x, or any server
+ * completed with index and key; and this process's writes of one document (and an insert's claim of
+ * its unique keys) are taken one at a time, because FerretDB loses concurrent updates of one document. Where a server has no TTL indexes (FerretDB 1.x, or any server
  * that refuses one), the TTL rule is kept in the `_flowplane_store_indexes` collection beside a
  * plain index, and the adapter reaps expired documents itself.
  */
@@ -44,6 +44,7 @@ import {
   updatePaths,
 } from './mongo.compat';
 import { compileProjection } from './projection.util';
+import { WriteLock } from './write-lock';
 import {
   type Collection,
   type DeleteResult,
@@ -107,24 +108,16 @@ const NOTHING: NativeFilter = { _id: { $in: [] } };
 /** How often a one-document write re-reads when its document changed between read and write. */
 const MAX_ATTEMPTS = 10;
 
-/** Runs tasks one at a time, in the order they were queued. */
-class WriteQueue {
-  private tail: Promise<unknown> = Promise.resolve();
-  run<R>(task: () => Promise<R>): Promise<R> {
-    const result = this.tail.then(task, task);
-    this.tail = result.catch(() => undefined);
-    return result;
-  }
-}
-
 /**
  * Per database and collection, for the whole process (several stores may open one database):
  * FerretDB 1.x applies an update as read, modify, write back by `_id` without isolation, so
  * concurrent updates of one document lose all but one (measured: 50 concurrent `$inc` left 2-9).
- * Queuing this process's writes makes them atomic again, and the adapter's own unique-key checks
- * atomic with the write they guard; writes from other processes are not covered.
+ * This process's writes of one document, and an insert's claim of its unique keys, are therefore
+ * taken one at a time (write-lock.ts), which also makes the adapter's own unique-key checks atomic
+ * with the write they guard; writes from other processes are not covered.
  */
-const writeQueues = new Map<string, WriteQueue>();
+const writeLocks = new Map<string, WriteLock>();
+
 
 function serverCode(e: unknown): unknown {
   return e instanceof Error ? (e as { code?: unknown }).code : undefined;
@@ -331,13 +324,30 @@ export class MongoStore implements Store {
     return s.native;
   }
 
-  /** Runs a write of `collection` in this process's queue for it (FerretDB), or directly (MongoDB). */
+  private writeLock(collection: string): WriteLock {
+    const key = `${this.db.databaseName}\0${collection}`;
+    let lock = writeLocks.get(key);
+    if (!lock) writeLocks.set(key, (lock = new WriteLock()));
+    return lock;
+  }
+
+  /** Runs a write of `collection` alone among this process's writes of it (FerretDB), or directly (MongoDB). */
   serialize<R>(collection: string, write: () => Promise<R>): Promise<R> {
     if (!this.server.ferretdb) return write();
-    const key = `${this.db.databaseName}\0${collection}`;
-    let q = writeQueues.get(key);
-    if (!q) writeQueues.set(key, (q = new WriteQueue()));
-    return q.run(write);
+    return this.writeLock(collection).exclusive(write);
+  }
+
+  /**
+   * Runs a write of `collection` beside this process's other writes of it, but alone on each of
+   * `keys()` (FerretDB), or directly (MongoDB). `keys()` answering null runs it as `serialize` does.
+   */
+  serializeKeyed<R>(
+    collection: string,
+    keys: () => Promise<readonly string[] | null>,
+    write: () => Promise<R>,
+  ): Promise<R> {
+    if (!this.server.ferretdb) return write();
+    return this.writeLock(collection).keyed(keys, write);
   }
 
   /** A filter as this server evaluates it like MongoDB (for filters known to need no adapter part). */
@@ -747,9 +757,8 @@ class MongoCollection<T extends StoreDocument> implements Collection<T> {
     return d;
   }
 
-  private async insertOneNow(doc: Omit<T, '_id'> & { _id?: string }, options?: SessionOption): Promise<T> {
+  private async insertOneNow(d: Doc, options?: SessionOption): Promise<T> {
     const session = this.store.nativeSession(options);
-    const d = this.prepareInsert(doc);
     await this.run(
       session,
       async () => {
@@ -762,12 +771,9 @@ class MongoCollection<T extends StoreDocument> implements Collection<T> {
     return cloneValue(d) as T;
   }
 
-  private async insertManyNow(
-    docs: Array<Omit<T, '_id'> & { _id?: string }>,
-    options?: SessionOption,
-  ): Promise<T[]> {
+  /** `prepared`: as prepareInsert made them. */
+  private async insertManyNow(prepared: Doc[], options?: SessionOption): Promise<T[]> {
     const session = this.store.nativeSession(options);
-    const prepared = docs.map((d) => this.prepareInsert(d));
     if (prepared.length === 0) return [];
     // Ordered, as MongoDB inserts: the documents before a failing one stay inserted, so a retry
     // after clearing expired documents continues at the failing one.
@@ -1070,38 +1076,105 @@ class MongoCollection<T extends StoreDocument> implements Collection<T> {
     );
   }
 
-  // ---- the port's writes: queued per collection on FerretDB (MongoStore.serialize) -------------
+  // ---- the port's writes: taken one at a time per document on FerretDB (MongoStore.serializeKeyed) --
 
-  insertOne(doc: Omit<T, '_id'> & { _id?: string }, options?: SessionOption): Promise<T> {
-    return this.store.serialize(this.name, () => this.insertOneNow(doc, options));
+  /** The lock key of a document. */
+  private static idKey(id: unknown): string {
+    return `_id\0${String(id)}`;
   }
 
-  insertMany(docs: Array<Omit<T, '_id'> & { _id?: string }>, options?: SessionOption): Promise<T[]> {
-    return this.store.serialize(this.name, () => this.insertManyNow(docs, options));
+  /** What inserting `docs` claims: their ids and every unique key they hold. */
+  private async insertKeys(docs: Doc[]): Promise<string[]> {
+    const { unique } = await this.store.indexInfo(this.name);
+    const keys: string[] = [];
+    for (const d of docs) {
+      keys.push(MongoCollection.idKey(d._id));
+      for (const def of unique) for (const k of uniqueKeys(def, d) ?? []) keys.push(`${def.name}\0${k.token}`);
+    }
+    return keys;
+  }
+
+  /**
+   * The one document a write by `filter` can change, when the filter pins its `_id` and the write
+   * cannot insert (no upsert) nor change a unique key; null when it must have the collection alone.
+   */
+  private async documentKey(
+    filter: Filter,
+    update: Update | 'replace' | 'delete',
+    upsert: boolean,
+  ): Promise<string[] | null> {
+    const id = filterId(filter);
+    if (id === undefined || upsert) return null;
+    if (update === 'delete') return [MongoCollection.idKey(id)];
+    const info = await this.store.indexInfo(this.name);
+    const touched = update === 'replace' ? info.unique : this.touchedUnique(info, update, false);
+    return touched.length === 0 ? [MongoCollection.idKey(id)] : null;
+  }
+
+  async insertOne(doc: Omit<T, '_id'> & { _id?: string }, options?: SessionOption): Promise<T> {
+    const d = this.prepareInsert(doc);
+    return this.store.serializeKeyed(
+      this.name,
+      () => this.insertKeys([d]),
+      () => this.insertOneNow(d, options),
+    );
+  }
+
+  async insertMany(docs: Array<Omit<T, '_id'> & { _id?: string }>, options?: SessionOption): Promise<T[]> {
+    const prepared = docs.map((d) => this.prepareInsert(d));
+    return this.store.serializeKeyed(
+      this.name,
+      () => this.insertKeys(prepared),
+      () => this.insertManyNow(prepared, options),
+    );
   }
 
   updateOne(filter: Filter, update: Update, options?: UpdateOptions): Promise<UpdateResult> {
-    return this.store.serialize(this.name, () => this.updateNow(filter, update, options, false));
+    return this.store.serializeKeyed(
+      this.name,
+      () => this.documentKey(filter, update, options?.upsert === true),
+      () => this.updateNow(filter, update, options, false),
+    );
   }
 
   updateMany(filter: Filter, update: Update, options?: UpdateOptions): Promise<UpdateResult> {
-    return this.store.serialize(this.name, () => this.updateNow(filter, update, options, true));
+    return this.store.serializeKeyed(
+      this.name,
+      () => this.documentKey(filter, update, options?.upsert === true),
+      () => this.updateNow(filter, update, options, true),
+    );
   }
 
   findOneAndUpdate(filter: Filter, update: Update, options?: FindOneAndUpdateOptions): Promise<T | null> {
-    return this.store.serialize(this.name, () => this.findOneAndUpdateNow(filter, update, options));
+    return this.store.serializeKeyed(
+      this.name,
+      () => this.documentKey(filter, update, options?.upsert === true),
+      () => this.findOneAndUpdateNow(filter, update, options),
+    );
   }
 
   replaceOne(filter: Filter, doc: Omit<T, '_id'>, options?: UpdateOptions): Promise<UpdateResult> {
-    return this.store.serialize(this.name, () => this.replaceOneNow(filter, doc, options));
+    return this.store.serializeKeyed(
+      this.name,
+      () => this.documentKey(filter, 'replace', options?.upsert === true),
+      () => this.replaceOneNow(filter, doc, options),
+    );
   }
 
   deleteOne(filter: Filter, options?: SessionOption): Promise<DeleteResult> {
-    return this.store.serialize(this.name, () => this.deleteOneNow(filter, options));
+    return this.store.serializeKeyed(
+      this.name,
+      () => this.documentKey(filter, 'delete', false),
+      () => this.deleteOneNow(filter, options),
+    );
   }
 
   deleteMany(filter: Filter, options?: SessionOption): Promise<DeleteResult> {
-    return this.store.serialize(this.name, () => this.deleteManyNow(filter, options));
+    return this.store.serializeKeyed(
+      this.name,
+      () => this.documentKey(filter, 'delete', false),
+      () => this.deleteManyNow(filter, options),
+    );
   }
 
   createIndex(spec: IndexSpec): Promise<string> {

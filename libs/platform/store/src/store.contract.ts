@@ -351,6 +351,21 @@ export function storeContract(harness: ContractHarness): void {
       expect([...(x?.list ?? [])].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
     });
 
+    it('loses no update when writes by id, by other fields and of many documents run at once', async () => {
+      const c = fresh<{ _id: string; name: string; n: number }>();
+      await c.insertMany(Array.from({ length: 6 }, (_, i) => ({ _id: `d${i}`, name: `n${i}`, n: 0 })));
+      const writes: Array<Promise<unknown>> = [];
+      for (let round = 0; round < 4; round++) {
+        for (let i = 0; i < 6; i++) {
+          writes.push(c.updateOne({ _id: `d${i}` }, { $inc: { n: 1 } }));
+          writes.push(c.updateOne({ name: `n${i}` }, { $inc: { n: 1 } }));
+        }
+        writes.push(c.updateMany({}, { $inc: { n: 1 } }));
+      }
+      await Promise.all(writes);
+      expect((await c.find({}, { sort: { _id: 1 } })).map((d) => d.n)).toEqual([12, 12, 12, 12, 12, 12]);
+    });
+
     it('rejects update documents without operators', async () => {
       const c = await people();
       await expect(c.updateOne({ _id: 'ann' }, { name: 'X' } as never)).rejects.toThrow();

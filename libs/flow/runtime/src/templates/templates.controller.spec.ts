@@ -1,11 +1,11 @@
 import { type INestApplication, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { AllExceptionsFilter } from '@flowplane/platform/http';
+import { AllExceptionsFilter, createValidationPipe } from '@flowplane/platform/http';
 import { STORE } from '@flowplane/platform/service';
 import { createMemoryStore } from '@flowplane/platform/store';
 import { type FlowTemplate, TEMPLATE_PROVIDERS } from './flow-template';
 import { TemplateRegistry } from './template.registry';
-import { TemplatesController } from './templates.controller';
+import { InternalTemplatesController, TemplatesController } from './templates.controller';
 
 const template: FlowTemplate = {
   id: 'crm/welcome',
@@ -17,7 +17,7 @@ const template: FlowTemplate = {
 };
 
 @Module({
-  controllers: [TemplatesController],
+  controllers: [TemplatesController, InternalTemplatesController],
   providers: [{ provide: STORE, useFactory: () => createMemoryStore() }, { provide: TEMPLATE_PROVIDERS, useValue: [{ source: 'crm', priority: 0, list: () => [template] }] }, TemplateRegistry],
 })
 class TemplatesProbeModule {}
@@ -29,6 +29,7 @@ describe('GET /flows/templates/{id}: the id holds a slash', () => {
   beforeAll(async () => {
     app = await NestFactory.create(TemplatesProbeModule, { logger: false });
     app.useGlobalFilters(new AllExceptionsFilter());
+    app.useGlobalPipes(createValidationPipe());
     await app.listen(0, '127.0.0.1');
     base = `${await app.getUrl()}/flows/templates`;
   });
@@ -48,5 +49,45 @@ describe('GET /flows/templates/{id}: the id holds a slash', () => {
     }
     const body = (await (await fetch(`${base}/crm%2Fnope`)).json()) as { message: string };
     expect(body.message).toBe('no template crm/nope');
+  });
+});
+
+describe('PUT /internal/templates/providers/{source}: names and descriptions are one line', () => {
+  let app: INestApplication;
+  let base: string;
+
+  beforeAll(async () => {
+    app = await NestFactory.create(TemplatesProbeModule, { logger: false });
+    app.useGlobalFilters(new AllExceptionsFilter());
+    app.useGlobalPipes(createValidationPipe());
+    await app.listen(0, '127.0.0.1');
+    base = await app.getUrl();
+  });
+  afterAll(() => app?.close());
+
+  const register = (t: Partial<FlowTemplate>) =>
+    fetch(`${base}/internal/templates/providers/crm`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ templates: [{ id: 'crm/other', name: 'Other', description: 'Another one.', document: template.document, ...t }] }),
+    });
+
+  it.each([
+    ['name', { name: 'Line one\nLine two' }],
+    ['name', { name: 'Line one\r\nLine two' }],
+    ['description', { description: 'First line\u2028second line' }],
+  ])('refuses a multi-line %s with 400 naming the field', async (field, t) => {
+    const res = await register(t);
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { code: string; details: { field: string; problems: string[] }[] };
+    expect(body.code).toBe('VALIDATION_FAILED');
+    expect(body.details).toEqual([{ field: `templates.0.${field}`, problems: [`${field} must be one line (no line breaks)`] }]);
+    expect((await (await fetch(`${base}/flows/templates`)).json()) as unknown[]).toHaveLength(1);
+  });
+
+  it('registers a one-line name and lists it', async () => {
+    expect((await register({ name: 'Other flow' })).status).toBe(200);
+    const list = (await (await fetch(`${base}/flows/templates`)).json()) as { id: string; name: string }[];
+    expect(list.map((t) => t.name)).toEqual(['Other flow', 'Welcome']);
   });
 });

@@ -169,6 +169,41 @@ describe('one deployment per published flow', () => {
     expect(after.managedFor).toBe('quotes');
   });
 
+  it("keeps an operator's filter, labels and name on a subscriber deployment across re-publishes, and still refreshes what the flow declares", async () => {
+    await publish('on-handoff', listening('handoffs.requested', 'on-handoff'));
+    const patched = await call(`${api}/deployments/subscriber-on-handoff`, {
+      method: 'PATCH',
+      bearer: admin,
+      ...json({ name: 'High-priority handoffs', labels: { 'x-event': 'handoffs.requested', 'x-kind': 'subscriber', 'x-event-filter': "payload.priority == 'high'", 'tag:ops': '' } }),
+    });
+    expect(patched.status).toBe(200);
+    await republish('on-handoff', { ...listening('handoffs.requested', 'on-handoff'), name: 'On handoff v2' });
+    const after = (await call(`${api}/deployments/subscriber-on-handoff`, { bearer: admin })).body as DeploymentBody & { name: string; tags: string[] };
+    expect(after.labels).toEqual({ 'x-event': 'handoffs.requested', 'x-kind': 'subscriber', 'x-event-filter': "payload.priority == 'high'", 'tag:ops': '' });
+    expect(after.name).toBe('High-priority handoffs');
+    expect(after.tags).toContain('ops');
+
+    // The filter still decides: a low handoff is skipped, a high one runs the flow.
+    const subs = async () => (await call(`${api}/flows/on-handoff/subscriptions`, { bearer: admin })).body as Array<{ processed: number; filtered?: number }>;
+    await until(subs, (s) => s.length === 1, 2000);
+    await platform.bus.publish('handoffs.requested', { priority: 'low' });
+    await platform.bus.publish('handoffs.requested', { priority: 'high' });
+    const [s] = await until(subs, (x) => (x[0]?.processed ?? 0) + (x[0]?.filtered ?? 0) >= 2, 2000);
+    expect(s).toMatchObject({ processed: 1, filtered: 1 });
+
+    // What the document declares is refreshed: a filter the flow itself adds replaces none the operator set...
+    await publish('on-refund', listening('refunds.created', 'on-refund'));
+    const withFilter = (filter: string) => ({
+      ...listening('refunds.created', 'on-refund'),
+      nodes: [{ id: 'start', name: 'Start', kind: 'start', action_ref: 'svc/event-source', config: { eventName: 'refunds.created', groupID: 'on-refund', eventFilter: filter } }, { id: 'end', name: 'End', kind: 'end' }],
+    });
+    await republish('on-refund', withFilter('payload.total > 5'));
+    expect(((await call(`${api}/deployments/subscriber-on-refund`, { bearer: admin })).body as DeploymentBody).labels['x-event-filter']).toBe('payload.total > 5');
+    // ...and is dropped again when the document stops declaring it.
+    await republish('on-refund', listening('refunds.created', 'on-refund'));
+    expect(((await call(`${api}/deployments/subscriber-on-refund`, { bearer: admin })).body as DeploymentBody).labels['x-event-filter']).toBeUndefined();
+  });
+
   it('replaces the auto-managed deployment when a re-published version asks for another route, releasing the old one', async () => {
     await publish('moving', routed('GET', '/moving/a'));
     expect((await naming('moving')).map((d) => d.id)).toEqual(['route-get-moving-a']);

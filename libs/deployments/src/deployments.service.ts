@@ -24,7 +24,7 @@ import type { Outbox } from '@flowplane/platform/bus';
 import { DomainException } from '@flowplane/platform/http';
 import { DuplicateKeyError, type StoreSession } from '@flowplane/platform/store';
 import { computeContributes, type Contributes, metaRouteOf, subscribedEventOf } from './domain/contributes';
-import { type Deployment, Labels, type RouteAuth, stableVariant, type Variant } from './domain/deployment';
+import { type Deployment, Labels, type ManagedState, type RouteAuth, stableVariant, type Variant } from './domain/deployment';
 import { deploymentNotFound, flowConflict, invalidDeployment, routeConflict, routeOwned } from './domain/deployment.errors';
 import { labelProblems } from './domain/labels';
 import { DeploymentRepository, flowsOf } from './persistence/deployment.repository';
@@ -168,7 +168,7 @@ export class DeploymentsService {
       createdAt: now,
       updatedAt: now,
       createdBy: actor.sub,
-      ...(managedFor ? { managedFor } : {}),
+      ...(managedFor ? { managedFor, managed: { name: input.name, labels: { ...(input.labels ?? {}) } } } : {}),
     };
     const deployment = await this.resolve(draft);
     const absorbed = await this.absorbed(deployment);
@@ -184,7 +184,8 @@ export class DeploymentsService {
     return deployment;
   }
 
-  async patch(id: string, patch: PatchDeployment, actor: Actor): Promise<Deployment> {
+  /** `managed` is set by publish only: what it wrote, so later operator edits can be told apart. */
+  async patch(id: string, patch: PatchDeployment, actor: Actor, managed?: ManagedState): Promise<Deployment> {
     void actor;
     if (patch.labels !== undefined) {
       const problems = labelProblems(patch.labels);
@@ -197,6 +198,7 @@ export class DeploymentsService {
     }
     const changed = Object.keys(patch).filter((k) => (patch as Record<string, unknown>)[k] !== undefined);
     const variants = patch.variants !== undefined ? patch.variants.map(cleanVariant) : current.variants;
+    const managedFor = current.managedFor && variants.some((v) => v.flowId === current.managedFor) ? current.managedFor : undefined;
     const draft: Deployment = {
       ...current,
       name: patch.name ?? current.name,
@@ -208,7 +210,8 @@ export class DeploymentsService {
       revision: current.revision + 1,
       updatedAt: new Date(),
       // A deployment whose variants no longer name the flow it was made for is the operator's now.
-      managedFor: current.managedFor && variants.some((v) => v.flowId === current.managedFor) ? current.managedFor : undefined,
+      managedFor,
+      managed: managedFor ? (managed ?? current.managed) : undefined,
     };
     // Labels and variants decide the route; anything else keeps the stored one, but is still checked
     // (an `auth` of mode perms without perms would let any active user through).
@@ -321,14 +324,17 @@ export class DeploymentsService {
     if (!target) return { created: false, reason: `deployment id ${invokeDeploymentId(req.flowId)} is taken by another deployment` };
     const stable: Variant = { label: 'stable', flowId: req.flowId, weight: 100 };
     if (holder && holder.id === target.id && holder.kind === target.kind && !target.replaces) {
-      const kept = Object.fromEntries(Object.entries(holder.labels).filter(([k]) => !(MANAGED_LABELS as readonly string[]).includes(k)));
-      const labels = { ...kept, ...target.labels };
+      const labels = refreshedLabels(holder, target.labels);
+      // An operator's rename is kept like their labels; only a name publish set follows the flow.
+      const name = holder.managed && holder.name !== holder.managed.name ? holder.name : req.name;
       const hasStable = holder.variants.some((v) => v.label === 'stable');
-      const variants = hasStable ? holder.variants.map((v) => (v.label === 'stable' ? { ...stable, weight: v.weight } : v)) : [stable, ...holder.variants];
-      if (JSON.stringify(variants) === JSON.stringify(holder.variants) && JSON.stringify(labels) === JSON.stringify(holder.labels) && holder.name === req.name) {
+      // The operator's weight and version pin on the stable variant stay; publish never sets a pin.
+      const variants = hasStable ? holder.variants.map((v) => (v.label === 'stable' ? { ...stable, weight: v.weight, ...(v.versionId ? { versionId: v.versionId } : {}) } : v)) : [stable, ...holder.variants];
+      const managed: ManagedState = { name: req.name, labels: target.labels };
+      if (JSON.stringify(variants) === JSON.stringify(holder.variants) && JSON.stringify(labels) === JSON.stringify(holder.labels) && holder.name === name && JSON.stringify(managed) === JSON.stringify(holder.managed)) {
         return { deployment: holder, created: false, reason: target.reason };
       }
-      return { deployment: await this.patch(holder.id, { name: req.name, labels, variants }, actor), created: false, reason: target.reason };
+      return { deployment: await this.patch(holder.id, { name, labels, variants }, actor, managed), created: false, reason: target.reason };
     }
     // New, or a change of kind or route: the previous auto-managed deployment is absorbed by the new one.
     const carried = holder ? holder.variants.filter((v) => v.label !== 'stable') : [];
@@ -551,6 +557,25 @@ export class DeploymentsService {
       return { deployment, contributes: computeContributes(deployment, doc.document) };
     });
   }
+}
+
+/**
+ * The labels of an auto-managed deployment after a re-publish: labels publish does not manage stay
+ * as they are; a managed label (`x-event-filter`, `x-route`, ...) follows the flow document unless
+ * an operator changed, added or removed it since the last publish, in which case theirs stays.
+ * Deployments stored before publish remembered what it wrote keep a managed label the document no
+ * longer declares.
+ */
+function refreshedLabels(holder: Deployment, declared: Record<string, string>): Record<string, string> {
+  const labels = { ...holder.labels };
+  const last = holder.managed?.labels;
+  for (const key of MANAGED_LABELS) {
+    const operatorSet = last ? holder.labels[key] !== last[key] : holder.labels[key] !== undefined && declared[key] === undefined;
+    if (operatorSet) continue;
+    if (declared[key] !== undefined) labels[key] = declared[key];
+    else delete labels[key];
+  }
+  return labels;
 }
 
 function cleanAuth(a: RouteAuth): RouteAuth {

@@ -26,6 +26,17 @@ export interface Deployment extends DeploymentRecord {
   createdAt: Date;
   updatedAt: Date;
   createdBy: string;
+  /**
+   * The name and labels the last publish set on an auto-managed deployment. A value that differs
+   * from it now is an operator's edit, which the next publish keeps.
+   */
+  managed?: ManagedState;
+}
+
+/** What publishing last wrote on an auto-managed deployment. */
+export interface ManagedState {
+  name: string;
+  labels: Record<string, string>;
 }
 
 /** Label keys with a meaning (rules 11 and 17). */

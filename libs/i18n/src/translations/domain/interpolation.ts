@@ -1,15 +1,19 @@
 import { compile, type Template } from '@ctrl/golang-template';
+import { templateCheck, type TemplateCheck } from './template-check';
 
 /** Most compiled templates kept; the oldest compiled one goes first when full. */
 const MAX_COMPILED = 10_000;
 
-type Compiled = Template | null;
+/** A compiled template with its execution check (absent when no action of it can fail); null when it does not parse. */
+type Compiled = { template: Template; check?: TemplateCheck } | null;
 
 /**
  * Catalog rule 5 on `@ctrl/golang-template` (Go `text/template` syntax: `{{.Name}}`, nested
  * `{{.User.Name}}`, `if`/`with`/`range`): a missing key renders as the zero value (empty text), a
  * string without `{{` never reaches the engine, and any parse or execution error gives the raw string
- * back. Compiled templates are cached by their text, so a hot message is parsed once.
+ * back. The engine renders execution errors as empty text, so each template carries a check of its
+ * actions against the data (template-check.ts), built when it is compiled. Compiled templates are
+ * cached by their text, so a hot message is parsed once.
  */
 export class MessageInterpolator {
   private readonly compiled = new Map<string, Compiled>();
@@ -24,8 +28,10 @@ export class MessageInterpolator {
       this.compiled.set(text, template);
     }
     if (template === null) return text;
+    const data = (args ?? {}) as Record<string, unknown>;
     try {
-      return template.render((args ?? {}) as Record<string, unknown>);
+      if (template.check?.(data) !== undefined) return text;
+      return template.template.render(data);
     } catch {
       return text;
     }
@@ -38,7 +44,7 @@ export class MessageInterpolator {
 
   private compile(text: string): Compiled {
     try {
-      return compile(text);
+      return { template: compile(text), check: templateCheck(text) };
     } catch {
       return null;
     }

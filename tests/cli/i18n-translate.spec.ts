@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
 import { parseDuration } from '../../apps/cli/src/i18n-translate';
+import { fingerprint } from '../../libs/i18n/src/coverage/fingerprint';
 import { type CliResult, expectTimeCapAndUsageExits, runCli } from '../support/cli';
 import { call, json, TEST_SECRET, testEnv, token } from '../support/http';
 
@@ -92,6 +93,24 @@ describe('i18n-translate', () => {
     const again = await translate(['--prefix=cli.', '--base-url', platform.url], secret);
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/^translated 0 key\(s\): 0 locale\(s\) filled/m);
+  }, 30_000);
+
+  it('re-translates machine text whose source changed, without --overwrite', async () => {
+    const before = (await rows('cli.k5'))[0];
+    expect(before.provenance?.de?.source).toBe('machine');
+    const edited = await call(`${api}/admin/i18n/translations`, { method: 'POST', bearer: admin, ...json({ key: 'cli.k5', translations: { en: 'Changed {count} wording' } }) });
+    expect(edited.status).toBe(200);
+    const r = await translate(['--prefix=cli.', '--base-url', platform.url], secret);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^translated 1 key\(s\): 2 locale\(s\) filled/m);
+    const after = (await rows('cli.k5'))[0] as { translations: Record<string, string>; provenance: Record<string, { source: string; source_hash?: string }> };
+    expect(after.translations.de).not.toBe(before.translations.de);
+    expect(after.translations.de).toContain('{count}');
+    expect(after.provenance.de).toMatchObject({ source: 'machine', source_hash: fingerprint('Changed {count} wording') });
+    expect(after.provenance.pl.source_hash).toBe(fingerprint('Changed {count} wording'));
+    // The other keys were current and stay as they were.
+    const again = await translate(['--prefix=cli.', '--base-url', platform.url], secret);
+    expect(again.stdout).toMatch(/^translated 0 key\(s\)/m);
   }, 30_000);
 
   it('keeps human text without --overwrite --include-protected', async () => {

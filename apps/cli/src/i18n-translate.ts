@@ -96,6 +96,9 @@ async function main(): Promise<void> {
   const cap = startTimeCap(timeoutMs);
 
   const body = {
+    // A source text or note edited since its machine translation was made is a reason to redo that
+    // translation: without this, stale text would stay until somebody ran an --overwrite.
+    mode: 'missing_and_stale',
     ...(args.prefix !== undefined ? { prefix: args.prefix } : {}),
     ...(args.ns !== undefined ? { ns: args.ns } : {}),
     ...(locales ? { locales } : {}),

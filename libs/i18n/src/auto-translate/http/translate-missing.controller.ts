@@ -27,7 +27,7 @@ export class TranslateMissingController {
   @ApiBadRequestResponse({ type: ErrorBodyDto })
   async run(@Body() dto: TranslateMissingDto, @CurrentPrincipal() who: Principal): Promise<TranslateMissingResultDto> {
     const report = await this.fill.run({
-      mode: 'missing',
+      mode: dto.mode ?? 'missing',
       ...(dto.ns !== undefined ? { ns: dto.ns } : {}),
       ...(dto.keys?.length ? { keys: dto.keys } : { allKeys: true }),
       ...(dto.prefix ? { prefix: dto.prefix } : {}),

@@ -1,11 +1,20 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsBoolean, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { IsNamespace, MAX_KEY_LENGTH, NO_CONTROL_CHARS } from '../../shared/i18n-fields';
 import { TargetLocalesField } from '../../shared/target-locales.field';
 import { TranslationUsageDto } from '../../shared/translation-usage.dto';
 
 /** Body of `POST /admin/i18n/translations/translate-missing`; an empty object is valid. */
 export class TranslateMissingDto {
+  @ApiPropertyOptional({
+    enum: ['missing', 'missing_and_stale'],
+    default: 'missing',
+    description: '`missing` fills only locales without text; `missing_and_stale` also re-translates machine text whose source text or translator note changed since it was made (what `i18n-translate` sends).',
+  })
+  @IsOptional()
+  @IsIn(['missing', 'missing_and_stale'], { message: 'mode must be missing or missing_and_stale' })
+  mode?: 'missing' | 'missing_and_stale';
+
   @ApiPropertyOptional({ description: 'Also replace machine text without fingerprints and text of unknown origin.' })
   @IsOptional()
   @IsBoolean()

@@ -108,6 +108,25 @@ describe('compile, validate and tools routes', () => {
     expect(res.body.tools[0]).toMatchObject({ type: 'function', function: { name: expect.stringMatching(/^get_/), parameters: { type: 'object' } } });
   });
 
+  it('treats a JSON null document like a YAML null one: FDL001 for validate, compile and tools', async () => {
+    const bodies = [yaml('null\n'), { headers: { 'content-type': 'application/json' }, body: 'null' }];
+    for (const body of bodies) {
+      const validated = await call(`${api}/flows/validate`, { method: 'POST', bearer: admin, ...body });
+      expect(validated.status).toBe(200);
+      expect(validated.body).toMatchObject({ valid: false, summary: { errors: 1, warnings: 0 }, diagnostics: [{ code: 'FDL001', severity: 'error', path: '' }] });
+      for (const route of ['compile?to=json', 'tools']) {
+        const res = await call(`${api}/flows/${route}`, { method: 'POST', bearer: admin, ...body });
+        expect(res.status).toBe(400);
+        expect(res.body).toMatchObject({ code: 'INVALID_DOCUMENT', message: expect.stringContaining('the document is nil'), diagnostics: [expect.objectContaining({ code: 'FDL001' })] });
+      }
+    }
+    // Any other JSON scalar is read as a document that is not a mapping, never as YAML text.
+    const scalar = await call(`${api}/flows/validate`, { method: 'POST', bearer: admin, headers: { 'content-type': 'application/json' }, body: '"version: 1.0"' });
+    expect(scalar.status).toBe(200);
+    expect(scalar.body.valid).toBe(false);
+    expect(scalar.body.diagnostics.map((d: { code: string }) => d.code)).not.toContain('FDL001');
+  });
+
   it('answers 400 for unknown formats (listing the valid ones) and unreadable documents, 413 when too large', async () => {
     const unknown = await call(`${api}/flows/compile?to=pdf`, { method: 'POST', bearer: admin, ...yaml(sample) });
     expect(unknown.status).toBe(400);

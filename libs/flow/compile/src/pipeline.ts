@@ -204,6 +204,8 @@ export function validateDocument(text: string | Uint8Array, options: ReadDocumen
 /** Function-calling tools of a source text. */
 export function toolsOfDocument(text: string | Uint8Array, options: ReadDocumentOptions & { select?: ToolSource }): { tools: ToolDefinition[]; diagnostics: Diagnostic[] } {
   const read = readDocument(text, options);
+  // A document that did not read already says why (PARSE, FDL001, ...): no second "nil" for it.
+  if (!read.model && read.diagnostics.length) return { tools: [], diagnostics: read.diagnostics };
   const exported = exportTools(read.model, options.select ?? 'all');
   return { tools: exported.tools, diagnostics: [...read.diagnostics, ...exported.diagnostics] };
 }

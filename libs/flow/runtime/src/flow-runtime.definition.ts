@@ -1,4 +1,4 @@
-import type { ServiceConfig, ServiceDefinition } from '@flowplane/platform/service';
+import { API_PREFIX, type ServiceConfig, type ServiceDefinition } from '@flowplane/platform/service';
 import { FlowRuntimeEnv } from './flow-runtime.env';
 import { FlowRuntimeModule } from './flow-runtime.module';
 import { internalRunsFastPath } from './runs/internal-runs.fast-path';
@@ -12,6 +12,8 @@ export const flowRuntimeDefinition: ServiceDefinition = {
   defaultPort: 8081,
   uses: { bus: true, store: true },
   env: [FlowRuntimeEnv],
+  // A JSON document may be any value: `null` is FDL001 and `42` not a mapping, as they are in YAML.
+  anyJsonBodyPaths: () => ['compile', 'validate', 'tools'].map((route) => `/${API_PREFIX}/flows/${route}`),
   module: (ctx) => FlowRuntimeModule.forRoot({ scheduler: { tickMs: (ctx.config as ServiceConfig & FlowRuntimeEnv).SCHEDULER_TICK_MS } }),
   // The assistant's runs (one per chat message) and direct runs skip the router, guard and pipe chain (ADR 0038).
   interceptRequest: (app, ctx) => {

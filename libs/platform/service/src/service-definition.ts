@@ -60,6 +60,12 @@ export interface ServiceDefinition {
   /** False for services that stream request bodies (the gateway proxies them untouched). */
   parseJsonBody?: boolean;
   /**
+   * Paths (each with everything under it, `/api/v1/...` or an unprefixed mount) whose JSON body may
+   * be any JSON value: `null`, `42`, `"x"`, `true` are parsed instead of refused with INVALID_JSON,
+   * for routes whose body is a document or a message rather than a DTO.
+   */
+  anyJsonBodyPaths?: (ctx: ServiceContext) => string[];
+  /**
    * Mounts served outside the /api/v1 prefix, each with everything under it (the hub's
    * `WS_MOUNT_PATH`). Probes, metrics and /internal are always outside it.
    */

@@ -2,7 +2,7 @@ import { type INestApplication, Logger as NestLogger, type LoggerService, Module
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import { json, type Request, type Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -134,6 +134,9 @@ async function boot(def: ServiceDefinition, ctx: ServiceContext, owned: Array<{ 
   app.use(pathEncodingGuard);
   if (def.parseJsonBody !== false) {
     // Depth and UTF-8 are checked on the raw bytes, before anything recursive sees the body.
+    // Registered first, the non-strict parser reads the body of its paths; the strict one then
+    // finds the request already read and leaves it.
+    for (const path of def.anyJsonBodyPaths?.(ctx) ?? []) app.use(path, json({ limit: config.HTTP_BODY_LIMIT, verify: jsonBodyVerifier(), strict: false }));
     app.useBodyParser('json', { limit: config.HTTP_BODY_LIMIT, verify: jsonBodyVerifier() });
     // YAML documents (flow versions) arrive as text; the route parses them.
     app.useBodyParser('text', { limit: config.HTTP_BODY_LIMIT, type: ['application/yaml', 'application/x-yaml', 'text/yaml'] });

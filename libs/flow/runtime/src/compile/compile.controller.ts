@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Inject, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Headers, HttpCode, Inject, Post, Query, Res } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiBearerAuth, ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiPayloadTooLargeResponse, ApiQuery, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import type { Response } from 'express';
 import {
@@ -54,15 +54,15 @@ export class CompileController {
   @ApiQuery({ name: 'to', required: true, enum: TARGET_FORMATS })
   @ApiQuery({ name: 'syntax', required: false, enum: ['json', 'yaml'], description: 'Override the target syntax.' })
   @ApiQuery({ name: 'envelope', required: false, type: Boolean })
-  @ApiBody({ description: 'The source document (YAML or JSON).', schema: { type: 'string' } })
+  @ApiBody({ description: 'The source document: YAML, or any JSON value (`null`, like an empty or `null` YAML document, is FDL001).', schema: { type: 'string' } })
   @ApiOkResponse({ description: 'The converted document.' })
   @ApiBadRequestResponse({ description: 'Unknown format, or a document that cannot be read (diagnostics with line and column).' })
   @ApiUnprocessableEntityResponse({ description: 'The document was read but has errors (`DOCUMENT_HAS_ERRORS`); the body carries every diagnostic. Nothing is converted.' })
   @ApiPayloadTooLargeResponse()
-  compile(@Body() body: unknown, @Query('from') from: string | undefined, @Query('to') to: string | undefined, @Query('syntax') syntax: string | undefined, @Query('envelope') envelope: string | undefined, @Res() res: Response): void {
+  compile(@Body() body: unknown, @Headers('content-type') contentType: string | undefined, @Query('from') from: string | undefined, @Query('to') to: string | undefined, @Query('syntax') syntax: string | undefined, @Query('envelope') envelope: string | undefined, @Res() res: Response): void {
     const opts = formats(() => ({ from: sourceFormat(from), to: targetFormat(to) }));
     if (syntax !== undefined && syntax !== 'json' && syntax !== 'yaml') throw new DomainException('UNKNOWN_FORMAT', 400, `syntax must be json or yaml, not "${syntax}"`);
-    const result = convertDocument(textOf(body), { ...opts, maxBytes: this.maxBytes, syntax });
+    const result = convertDocument(textOf(body, contentType), { ...opts, maxBytes: this.maxBytes, syntax });
     refuseUnreadable(result.diagnostics, !result.output);
     refuseErrors(result.diagnostics);
     const output = result.output!;
@@ -84,13 +84,13 @@ export class CompileController {
   @ApiConsumes('application/yaml', 'application/json')
   @ApiQuery({ name: 'format', required: false, enum: SOURCE_FORMATS, description: 'Source format (default auto-detected).' })
   @ApiQuery({ name: 'report', required: false, enum: ['json', 'sarif'], description: 'sarif answers a SARIF 2.1.0 log.' })
-  @ApiBody({ description: 'The document (YAML or JSON).', schema: { type: 'string' } })
+  @ApiBody({ description: 'The document: YAML, or any JSON value (`null`, like an empty or `null` YAML document, is FDL001).', schema: { type: 'string' } })
   @ApiOkResponse({ description: '`{valid, summary: {errors, warnings}, diagnostics}`, or a SARIF 2.1.0 log.' })
   @ApiPayloadTooLargeResponse()
-  validate(@Body() body: unknown, @Query('format') format: string | undefined, @Query('report') report: string | undefined): Record<string, unknown> {
+  validate(@Body() body: unknown, @Headers('content-type') contentType: string | undefined, @Query('format') format: string | undefined, @Query('report') report: string | undefined): Record<string, unknown> {
     const from = formats(() => sourceFormat(format));
     if (report !== undefined && report !== 'json' && report !== 'sarif') throw new DomainException('UNKNOWN_FORMAT', 400, `report must be json or sarif, not "${report}"`);
-    const result = validateDocument(textOf(body), { from, maxBytes: this.maxBytes });
+    const result = validateDocument(textOf(body, contentType), { from, maxBytes: this.maxBytes });
     if (result.diagnostics.some((d) => d.code === 'TOO_LARGE')) refuseUnreadable(result.diagnostics, true);
     if (report === 'sarif') return toSarif(result.diagnostics, { file: 'request-body' });
     return { valid: !hasErrors(result.diagnostics), summary: summarize(result.diagnostics), diagnostics: result.diagnostics };
@@ -103,19 +103,23 @@ export class CompileController {
   @ApiConsumes('application/yaml', 'application/json')
   @ApiQuery({ name: 'from', required: false, enum: SOURCE_FORMATS })
   @ApiQuery({ name: 'select', required: false, enum: TOOL_SELECTIONS })
-  @ApiBody({ description: 'The document (YAML or JSON).', schema: { type: 'string' } })
+  @ApiBody({ description: 'The document: YAML, or any JSON value (`null`, like an empty or `null` YAML document, is FDL001).', schema: { type: 'string' } })
   @ApiOkResponse({ description: '`{tools: [{type: "function", function: {name, description, parameters}}], diagnostics}`' })
-  tools(@Body() body: unknown, @Query('from') from: string | undefined, @Query('select') select: string | undefined): Record<string, unknown> {
+  tools(@Body() body: unknown, @Headers('content-type') contentType: string | undefined, @Query('from') from: string | undefined, @Query('select') select: string | undefined): Record<string, unknown> {
     const opts = formats(() => ({ from: sourceFormat(from), select: toolSelection(select) }));
-    const result = toolsOfDocument(textOf(body), { ...opts, maxBytes: this.maxBytes });
+    const result = toolsOfDocument(textOf(body, contentType), { ...opts, maxBytes: this.maxBytes });
     refuseUnreadable(result.diagnostics, result.diagnostics.some((d) => d.code === 'PARSE' || d.code === 'TOO_LARGE' || d.code === 'FDL001'));
     return { tools: result.tools, diagnostics: result.diagnostics };
   }
 }
 
-/** The body as text: YAML arrives as a string; JSON already parsed is serialised again (positions refer to that text). */
-function textOf(body: unknown): string {
-  if (typeof body === 'string') return body;
+/**
+ * The body as text: YAML arrives as a string; JSON already parsed (any value, `null` included) is
+ * serialised again (positions refer to that text), so a JSON string is a scalar document, not YAML.
+ */
+function textOf(body: unknown, contentType: string | undefined): string {
+  const json = /^application\/([\w.+-]*\+)?json\b/i.test(contentType ?? '');
+  if (typeof body === 'string' && !json) return body;
   if (body === undefined || (typeof body === 'object' && body !== null && Object.keys(body).length === 0 && !Array.isArray(body))) return '';
   return JSON.stringify(body, null, 2);
 }

@@ -11,6 +11,7 @@ import { ContentOutbox } from '../persistence/content.outbox';
 import { ContentRepository } from '../persistence/content.repository';
 import type { PublicContentService } from '../use-cases/public-content.service';
 import { PublicPageCache } from '../use-cases/public-page.cache';
+import { SeedLegalPagesUseCase } from '../use-cases/seed-legal-pages.use-case';
 import { ContentTranslator } from './content-translator';
 import { ContentTranslationQueue } from './translation-queue';
 
@@ -74,6 +75,18 @@ describe('ContentTranslator', () => {
     const report = await translator.run();
     expect(report).toMatchObject({ translated: 0, skipped: [{ type: 'page', id: 'draft', reason: 'not ready' }], reason: 'nothing_to_do' });
     expect(engine.calls).toHaveLength(0);
+  });
+
+  it('translates the seeded legal pages without an admin write, holding the output for review', async () => {
+    const seeder = new SeedLegalPagesUseCase(store, repository, new ContentOutbox(store, createEventBus({ bus: 'memory' }), config), config, new PublicPageCache());
+    await seeder.execute(t0);
+    const report = await translator.run({ pages: ['privacy', 'terms'], locales: ['de'] });
+    expect(report.skipped).toEqual([]);
+    expect(report).toMatchObject({ translated: 0, reason: null });
+    expect(report.pending).toBeGreaterThan(0);
+    const privacy = (await repository.findPage('privacy'))!;
+    expect(privacy.title.de).toBeUndefined();
+    expect(new Set(privacy.translation.pending.map((p) => p.locale))).toEqual(new Set(['de']));
   });
 
   it('translates every unit of a ready page into every active locale in one update and records the hash', async () => {

@@ -48,6 +48,21 @@ describe('SeedLegalPagesUseCase', () => {
     expect((await repository.findPage('privacy'))!.title).toEqual({ en: 'Our own privacy policy' });
   });
 
+  it('seeds the pages translation-ready, and marks ready a page an older version seeded without the flag, keeping its date and text', async () => {
+    const first = new Date('2026-01-01T00:00:00Z');
+    await seeder.execute(first);
+    expect((await repository.findPage('terms'))!.translation).toMatchObject({ translationReady: true, reviewRequired: true });
+    const seeded = (await repository.findPage('privacy'))!;
+    const translated = { ...seeded.title, de: 'Datenschutz' };
+    await repository.savePage({ ...seeded, title: translated, translation: { ...seeded.translation, translationReady: false } });
+    expect(await seeder.execute(new Date('2027-06-01T00:00:00Z'))).toEqual({ privacy: 'readied', terms: 'unchanged' });
+    const readied = (await repository.findPage('privacy'))!;
+    expect(readied.translation.translationReady).toBe(true);
+    expect(readied.updatedAt).toEqual(first);
+    expect(readied.title).toEqual(translated);
+    expect(readied.seeded).toEqual(seeded.seeded);
+  });
+
   it('does not bring back a seeded page that was deleted', async () => {
     await seeder.execute();
     await repository.deletePage('terms');

@@ -3,6 +3,8 @@ import { ReadinessRegistry } from '@flowplane/platform/health';
 import { STORE } from '@flowplane/platform/service';
 import type { Collection, Store, StoreDocument } from '@flowplane/platform/store';
 import { I18nConfig } from '../../i18n.config';
+import type { Page } from '../domain/content.entity';
+import type { LocaleMap } from '../domain/localized-text';
 import { LEGAL_TEMPLATES, type LegalTemplate, proseWithoutDate, renderLegal } from '../domain/legal-templates';
 import { unitHash } from '../domain/translation-state';
 import { ContentOutbox } from '../persistence/content.outbox';
@@ -11,7 +13,7 @@ import { nextPage } from './page-writes.use-case';
 import { PublicPageCache } from './public-page.cache';
 
 /** What the seeder did with one template. */
-export type LegalSeedOutcome = 'created' | 'updated' | 'unchanged' | 'kept' | 'deleted';
+export type LegalSeedOutcome = 'created' | 'updated' | 'unchanged' | 'readied' | 'kept' | 'deleted';
 
 interface SeedDocument extends StoreDocument {
   seededAt: Date;
@@ -19,7 +21,9 @@ interface SeedDocument extends StoreDocument {
 
 /**
  * Seeds the legal pages `privacy` and `terms` at start-up with `reviewRequired` on (rule 17), so no
- * unreviewed machine text reaches them. A re-seed compares the stored prose with the template's,
+ * unreviewed machine text reaches them, and `translationReady` on: the template's prose is finished
+ * source text, and the review gate (not the ready gate) is what keeps machine output from readers,
+ * so a translation run takes them without an admin write first. A re-seed compares the stored prose with the template's,
  * dates left out (rule 12), and skips an unchanged write, which keeps the stored date and every
  * translation. A page an admin wrote (any `PUT` clears the seeder's mark) is never overwritten, and
  * a seeded page an admin deleted is not brought back (the seeder remembers what it seeded once).
@@ -46,7 +50,7 @@ export class SeedLegalPagesUseCase implements OnApplicationBootstrap {
     const done = this.readiness?.beginSeeding('legal pages');
     try {
       const outcome = await this.execute();
-      const changed = Object.entries(outcome).filter(([, o]) => o === 'created' || o === 'updated');
+      const changed = Object.entries(outcome).filter(([, o]) => o === 'created' || o === 'updated' || o === 'readied');
       if (changed.length) this.log.log(`legal pages ${changed.map(([s, o]) => `${s} ${o}`).join(', ')}`);
     } catch (e) {
       // The pages are content, not a dependency: a failed seed must not keep the service down.
@@ -74,12 +78,29 @@ export class SeedLegalPagesUseCase implements OnApplicationBootstrap {
       const seededBefore = await this.seeds.findOne({ _id: t.slug }, { session });
       if (!existing && seededBefore) return 'deleted';
       if (existing && !existing.seeded) return 'kept';
-      if (existing && proseWithoutDate(existing) === prose) return 'unchanged';
-      const next = nextPage(t.slug, existing, { ...rendered, reviewRequired: true }, this.config.sourceLocale, now);
+      if (existing && proseWithoutDate(templateLocales(existing, rendered)) === prose) {
+        if (existing.translation.translationReady) return 'unchanged';
+        // Seeded by a version that left the ready flag off: only the flag changes, so the stored
+        // date (the sweep's quiet period) and every translation stay.
+        await this.repository.savePage({ ...existing, translation: { ...existing.translation, translationReady: true } }, session);
+        return 'readied';
+      }
+      // Translations into other locales stay beside the new prose (stale until translated again).
+      const text = { title: { ...existing?.title, ...rendered.title }, body: { ...existing?.body, ...rendered.body } };
+      const next = nextPage(t.slug, existing, { ...text, seo: existing?.seo, reviewRequired: true, translationReady: true }, this.config.sourceLocale, now);
       await this.repository.savePage({ ...next.page, seeded: { template: t.slug, prose: unitHash(prose) } }, session);
       if (!seededBefore) await this.seeds.insertOne({ _id: t.slug, seededAt: now }, { session });
       await this.outbox.pageChanged(session, t.slug, existing ? 'updated' : 'created', next.sourceChanged);
       return existing ? 'updated' : 'created';
     });
   }
+}
+
+/**
+ * The page's text in the locales the template writes: translations the pages received since
+ * (approved machine text in other locales) are not a difference from the template.
+ */
+function templateLocales(page: Page, rendered: { title: LocaleMap; body: LocaleMap }): { title: LocaleMap; body: LocaleMap } {
+  const only = (m: LocaleMap, keep: LocaleMap) => Object.fromEntries(Object.entries(m).filter(([l]) => Object.prototype.hasOwnProperty.call(keep, l)));
+  return { title: only(page.title, rendered.title), body: only(page.body, rendered.body) };
 }

@@ -225,6 +225,19 @@ describe('hub', () => {
       expect(none.of('message')).toEqual([]);
     });
 
+    it('delivers any JSON value as the data of a message: a string, a number, null, a boolean', async () => {
+      const member = await connect(`token=${alice}&room=scalars`);
+      await member.frameAt(0);
+      const values = ['x', 42, null, true, false, 0, ''];
+      for (const v of values) {
+        const res = await call(`${hub.url}/ws/broadcast/scalars`, { method: 'POST', bearer: alice, headers: { 'content-type': 'application/json' }, body: JSON.stringify(v) });
+        expect([res.status, res.body]).toEqual([200, { room: 'scalars', delivered: 1 }]);
+      }
+      await member.frameAt(values.length);
+      expect(member.of('message').map((f) => f.data)).toEqual(values);
+      expect(member.of('message').every((f) => f.room === 'scalars')).toBe(true);
+    });
+
     it('validates the room, the body and the type; requires a token; enforces the room policy', async () => {
       expect((await broadcast('bad room', { a: 1 })).status).toBe(400);
       const noBody = await call(`${hub.url}/ws/broadcast/r`, { method: 'POST', bearer: alice });

@@ -95,14 +95,14 @@ export class HubController {
   @ApiOperation({
     summary: 'Fans a JSON message out to the room on every replica',
     description:
-      'The body (any JSON object or array) becomes the `data` of the envelope `{type, room, data, ts}` that every member receives. ' +
+      'The body (any JSON value: object, array, string, number, boolean or null) becomes the `data` of the envelope `{type, room, data, ts}` that every member receives. ' +
       'A string `type` field in an object body sets the envelope type (letters, digits, `_ . : -`, at most 64; default `message`; ' +
       'the control types subscribed, unsubscribed, pong, error and health are reserved). `delivered` counts members on this replica ' +
       'the message was handed to; `bridged: true` says it was also published to the coordinator for the other replicas. ' +
       'The default room policy lets a user broadcast to any room they could join (not to another user\'s `user:<sub>` room); service tokens and superusers to any room.',
   })
   @ApiParam({ name: 'session_id', description: 'The room (a session id or any valid room name).' })
-  @ApiBody({ schema: { oneOf: [{ type: 'object', additionalProperties: true }, { type: 'array', items: {} }] } })
+  @ApiBody({ description: 'Any JSON value (Content-Type: application/json).', schema: { nullable: true, oneOf: [{ type: 'object', additionalProperties: true }, { type: 'array', items: {} }, { type: 'string' }, { type: 'number' }, { type: 'boolean' }] } })
   @ApiOkResponse({ schema: { type: 'object', required: ['room', 'delivered'], properties: { room: { type: 'string' }, delivered: { type: 'integer' }, bridged: { type: 'boolean', enum: [true] } } } })
   @ApiBadRequestResponse({ description: 'Invalid room name, missing or non-JSON body, or invalid `type`.' })
   @ApiUnauthorizedResponse({ description: 'Missing or invalid bearer token.' })
@@ -111,11 +111,10 @@ export class HubController {
   async broadcast(@Param('session_id') room: string, @Body() body: unknown, @CurrentPrincipal() principal: Principal) {
     const problem = roomNameProblem(room);
     if (problem) throw new DomainException('HUB_INVALID_ROOM', 400, problem);
-    if (body === undefined || body === null || typeof body !== 'object') {
-      throw new DomainException('HUB_INVALID_BODY', 400, 'body must be a JSON object or array (Content-Type: application/json)');
-    }
+    // undefined: no body, or one that is not JSON (the JSON parser leaves other types unread).
+    if (body === undefined) throw new DomainException('HUB_INVALID_BODY', 400, 'body must be a JSON value (Content-Type: application/json)');
     let type = DEFAULT_MESSAGE_TYPE;
-    if (!Array.isArray(body) && 'type' in body) {
+    if (typeof body === 'object' && body !== null && !Array.isArray(body) && 'type' in body) {
       const t = (body as { type?: unknown }).type;
       if (typeof t !== 'string' || !TYPE.test(t)) throw new DomainException('HUB_INVALID_TYPE', 400, 'type must be 1-64 letters, digits or _ . : -');
       if (CONTROL_TYPES.has(t)) throw new DomainException('HUB_INVALID_TYPE', 400, `type ${t} is reserved for the hub's control frames`);

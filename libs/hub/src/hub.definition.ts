@@ -20,6 +20,8 @@ export const hubDefinition: ServiceDefinition = {
   module: (ctx) => HubModule.forRoot(ctx),
   // Spec: the hub mounts outside the API prefix.
   unprefixedMounts: (ctx) => [(ctx.config as ServiceConfig & HubEnv).WS_MOUNT_PATH],
+  // Spec: a broadcast carries any JSON value as `data` (`"x"`, `42`, `null`, `true` as well).
+  anyJsonBodyPaths: (ctx) => [`${(ctx.config as ServiceConfig & HubEnv).WS_MOUNT_PATH}/broadcast`],
   onListen: (app, server) => {
     const sockets = app.get(HubSockets);
     server.on('upgrade', (req, socket, head) => sockets.handleUpgrade(req, socket, head));

@@ -101,6 +101,18 @@ describe('compile, validate and tools routes', () => {
     expect(warned.headers.get('x-diagnostics-warnings')).toBe('1');
   });
 
+  it('tools answers 422 with every diagnostic when the document has errors, like compile', async () => {
+    const twice = 'version: "1.0"\nactions:\n  - { name: pay, kind: command }\n  - { name: pay, kind: command }\n';
+    const res = await call(`${api}/flows/tools`, { method: 'POST', bearer: admin, ...yaml(twice) });
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ statusCode: 422, code: 'DOCUMENT_HAS_ERRORS', message: expect.stringContaining('DUPLICATE_NAME') });
+    expect(res.body.diagnostics.filter((d: { severity: string }) => d.severity === 'error')).toEqual([expect.objectContaining({ code: 'DUPLICATE_NAME', path: '/actions/1/name' })]);
+    expect(res.body.tools).toBeUndefined();
+    const broke = await call(`${api}/flows/tools`, { method: 'POST', bearer: admin, ...yaml(broken) });
+    expect(broke.status).toBe(422);
+    expect(broke.body.diagnostics.filter((d: { severity: string }) => d.severity === 'error')).toHaveLength(brokenCodes.length);
+  });
+
   it('exports tools', async () => {
     const res = await call(`${api}/flows/tools?select=entities`, { method: 'POST', bearer: admin, ...yaml(sample) });
     expect(res.status).toBe(200);

@@ -104,11 +104,16 @@ export class CompileController {
   @ApiQuery({ name: 'from', required: false, enum: SOURCE_FORMATS })
   @ApiQuery({ name: 'select', required: false, enum: TOOL_SELECTIONS })
   @ApiBody({ description: 'The document: YAML, or any JSON value (`null`, like an empty or `null` YAML document, is FDL001).', schema: { type: 'string' } })
-  @ApiOkResponse({ description: '`{tools: [{type: "function", function: {name, description, parameters}}], diagnostics}`' })
+  @ApiOkResponse({ description: '`{tools: [{type: "function", function: {name, description, parameters}}], diagnostics}`; diagnostics hold warnings only.' })
+  @ApiBadRequestResponse({ description: 'Unknown format or selection, or a document that cannot be read (diagnostics with line and column).' })
+  @ApiUnprocessableEntityResponse({ description: 'The document was read but has errors (`DOCUMENT_HAS_ERRORS`); the body carries every diagnostic. No tools are exported.' })
+  @ApiPayloadTooLargeResponse()
   tools(@Body() body: unknown, @Headers('content-type') contentType: string | undefined, @Query('from') from: string | undefined, @Query('select') select: string | undefined): Record<string, unknown> {
     const opts = formats(() => ({ from: sourceFormat(from), select: toolSelection(select) }));
     const result = toolsOfDocument(textOf(body, contentType), { ...opts, maxBytes: this.maxBytes });
     refuseUnreadable(result.diagnostics, result.diagnostics.some((d) => d.code === 'PARSE' || d.code === 'TOO_LARGE' || d.code === 'FDL001'));
+    // Like compile: tools of a document with errors (two actions of one name) would be broken.
+    refuseErrors(result.diagnostics);
     return { tools: result.tools, diagnostics: result.diagnostics };
   }
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
 import { type CliResult, runCli } from '../support/cli';
-import { call, TEST_SECRET, testEnv, token } from '../support/http';
+import { call, json, TEST_SECRET, testEnv, token } from '../support/http';
 
 /**
  * i18n-extract as users run it: the real binary (dist/, built by `npm test`) over TSX, JS and HTML
@@ -146,5 +146,67 @@ describe('i18n-extract', () => {
     expect(capped.code).toBe(1);
     expect(capped.stderr).toContain('stopped: CLI_TIMEOUT (1 ms) reached');
     expect(await catalog('capped')).toEqual({});
+  });
+});
+
+describe('i18n-extract against a production platform (I18N_AUTOREGISTER=false)', () => {
+  let platform: Standalone;
+  let api: string;
+  let admin: string;
+
+  beforeAll(async () => {
+    if (!existsSync(bin)) throw new Error(`${bin} is missing: run "npm test" (it builds first) or "npm run build"`);
+    platform = await startStandalone({ env: testEnv({ I18N_AUTOREGISTER: 'false' }) });
+    api = `${platform.url}/api/v1`;
+    admin = await token('alice', ['admin:access']);
+  }, 60_000);
+  afterAll(() => platform?.close());
+
+  const web = () =>
+    sources({
+      'src/App.tsx': "export const App = () => <main>{$t('prod.title', 'Orders')}{$t('prod.pay', 'Pay')}</main>;\n",
+      'i18n-contexts.json': JSON.stringify({ 'prod.pay': 'Button that pays the order' }),
+    });
+  const rows = async () =>
+    Object.fromEntries(((await call(`${api}/admin/i18n/translations?ns=prod`, { bearer: admin })).body.items as Array<{ key: string; translations: Record<string, string>; context?: string; modules: string[] }>).map((r) => [r.key, r]));
+
+  it('seeds the keys with an admin token while the public route answers 404', async () => {
+    const pub = await call(`${api}/i18n/report-keys`, { method: 'POST', ...json({ keys: [{ key: 'prod.x', text: 'X', module: 'web' }] }) });
+    expect(pub.status).toBe(404);
+    expect(pub.body.code).toBe('I18N_AUTOREGISTER_DISABLED');
+
+    const dir = web();
+    const args = [path.join(dir, 'src'), '--module', 'web', '--ns', 'prod', '--contexts', path.join(dir, 'i18n-contexts.json'), '--base-url', platform.url];
+    const first = await extract(args, { FLOWPLANE_TOKEN: admin });
+    expect(first.stderr).not.toContain('error');
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain('reported 2 key(s) from 1 file(s) as module web: created 2, existing 0, contextUpdated 1, modulesAdded 2');
+    expect((await call(`${api}/i18n/messages?ns=prod&locale=en`)).body.messages).toEqual({ 'prod.title': 'Orders', 'prod.pay': 'Pay' });
+    expect((await rows())['prod.pay']).toMatchObject({ context: 'Button that pays the order', modules: ['web'] });
+
+    // Write-once: a changed default does not touch the stored text; a second module joins the key.
+    writeFileSync(path.join(dir, 'src/App.tsx'), "export const App = () => <main>{$t('prod.title', 'All orders')}</main>;\n");
+    const again = await extract([path.join(dir, 'src'), '--module', 'console', '--ns', 'prod', '--base-url', platform.url], { AUTH_JWT_SECRET: TEST_SECRET });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('created 0, existing 1, contextUpdated 0, modulesAdded 1');
+    expect((await rows())['prod.title']).toMatchObject({ translations: { en: 'Orders' }, modules: ['web', 'console'] });
+  });
+
+  it('refuses without admin rights: 401 and 403 from the admin route, the disabled public route without a credential', async () => {
+    const dir = web();
+    const args = [path.join(dir, 'src'), '--module', 'web', '--ns', 'refused', '--base-url', platform.url];
+    const user = await extract(args, { FLOWPLANE_TOKEN: await token('bob', []) });
+    expect(user.code).toBe(1);
+    expect(user.stderr).toMatch(/error: report-keys: POST \/admin\/i18n\/report-keys answered 403/);
+    const none = await extract(args, { AUTH_JWT_SECRET: '' });
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/error: report-keys: POST \/i18n\/report-keys answered 404 I18N_AUTOREGISTER_DISABLED: .*admin\/i18n\/report-keys/);
+    expect((await call(`${api}/i18n/messages?ns=refused&locale=en`)).body.messages).toEqual({});
+
+    const body = { ns: 'refused', keys: [{ key: 'k', text: 'K', module: 'web' }] };
+    expect((await call(`${api}/admin/i18n/report-keys`, { method: 'POST', ...json(body) })).status).toBe(401);
+    const unknown = await call(`${api}/admin/i18n/report-keys`, { method: 'POST', bearer: admin, ...json({ ...body, extra: 1 }) });
+    expect(unknown.status).toBe(400);
+    expect(JSON.stringify(unknown.body)).toContain('extra');
   });
 });

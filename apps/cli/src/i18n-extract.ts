@@ -9,8 +9,9 @@ import { adminBearer, commandTimeout, gatewayUrl, startTimeCap, usageFailure } f
 /**
  * i18n-extract: the build-time key extractor (client conventions 4 to 6). Finds `$t('key',
  * 'default')` calls in TS, TSX, JS, JSX, MJS and HTML sources, attaches translator notes from
- * i18n-contexts.json and reports the keys through POST /api/v1/i18n/report-keys under one module
- * name. Exit codes: 0 reported (or a dry run), 1 a call failed or was refused or the time cap
+ * i18n-contexts.json and reports the keys under one module name: with an admin token through
+ * POST /api/v1/admin/i18n/report-keys, which works while I18N_AUTOREGISTER=false (production), else
+ * through the public POST /api/v1/i18n/report-keys. Exit codes: 0 reported (or a dry run), 1 a call failed or was refused or the time cap
  * (CLI_TIMEOUT) was hit, 2 usage errors.
  */
 
@@ -31,10 +32,16 @@ Options:
   --dry-run             print the JSON that would be sent; send nothing
   --base-url <url>      the platform's gateway (default FLOWPLANE_URL, else http://localhost:8080)
 
+With an admin token (FLOWPLANE_TOKEN, or AUTH_JWT_SECRET to mint one) the keys go to the admin route
+POST /api/v1/admin/i18n/report-keys, which works while the platform runs with I18N_AUTOREGISTER=false
+(production); without either, to the public POST /api/v1/i18n/report-keys (development).
+
 Environment:
   CLI_TIMEOUT           time cap of the whole command: 90s, 5m, 1h or milliseconds (default 5m; 0 removes it)
-  FLOWPLANE_TOKEN       bearer token (admin:access), used only to read which module owns keys that
-                        have a note; else one minted with AUTH_JWT_SECRET (or the development secret)`;
+  FLOWPLANE_TOKEN       bearer token (admin:access): reports through the admin route and reads which
+                        module owns keys that have a note
+  AUTH_JWT_SECRET       without FLOWPLANE_TOKEN, mints that admin token (else the development secret
+                        is used only to read owners, and keys go to the public route)`;
 
 const fail: (message: string) => never = usageFailure(usage);
 
@@ -126,7 +133,7 @@ async function main(): Promise<void> {
       process.stdout.write(`no $t calls found in ${files.length} file(s); nothing reported\n`);
     } else {
       try {
-        answer = await reportKeys(base, body, cap.signal);
+        answer = await reportKeys(base, body, await reportRoute(), cap.signal);
       } catch (e) {
         failed(e, 'report-keys');
       }
@@ -187,13 +194,31 @@ async function readModules(base: string, bearer: string, ns: string, keys: reado
   return out;
 }
 
+/** Where the keys go and with which headers. */
+interface ReportRoute {
+  path: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * The admin route when the command has a credential of its own: production turns the public route
+ * off (I18N_AUTOREGISTER=false) and the build-time extractor is how keys get there. Without one (a
+ * developer's laptop), the public route, which needs none.
+ */
+async function reportRoute(): Promise<ReportRoute> {
+  if (process.env.FLOWPLANE_TOKEN?.trim() || process.env.AUTH_JWT_SECRET) {
+    return { path: '/api/v1/admin/i18n/report-keys', headers: { authorization: `Bearer ${await adminBearer('i18n-extract')}` } };
+  }
+  return { path: '/api/v1/i18n/report-keys', headers: {} };
+}
+
 /** Reports the keys in calls of at most 500, waiting out 429 answers; the answers summed. */
-async function reportKeys(base: string, body: ReportBody, signal: AbortSignal): Promise<ReportAnswer> {
+async function reportKeys(base: string, body: ReportBody, route: ReportRoute, signal: AbortSignal): Promise<ReportAnswer> {
   const total: ReportAnswer = { created: 0, existing: 0, contextUpdated: 0, modulesAdded: 0 };
   for (let i = 0; i < body.keys.length; i += MAX_KEYS_PER_REPORT) {
     const slice = { ...body, keys: body.keys.slice(i, i + MAX_KEYS_PER_REPORT) };
     for (let attempt = 1; ; attempt++) {
-      const res = await fetch(`${base}/api/v1/i18n/report-keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(slice), signal });
+      const res = await fetch(`${base}${route.path}`, { method: 'POST', headers: { ...route.headers, 'content-type': 'application/json' }, body: JSON.stringify(slice), signal });
       if (res.status === 429 && attempt < MAX_RATE_LIMIT_TRIES) {
         const seconds = Number(res.headers.get('retry-after')) || 1;
         await res.arrayBuffer().catch(() => undefined);
@@ -203,7 +228,7 @@ async function reportKeys(base: string, body: ReportBody, signal: AbortSignal): 
         });
         continue;
       }
-      if (!res.ok) await refused(res, 'POST /i18n/report-keys');
+      if (!res.ok) await refused(res, `POST ${route.path.replace('/api/v1', '')}`);
       const answer = (await res.json()) as ReportAnswer;
       total.created += answer.created;
       total.existing += answer.existing;

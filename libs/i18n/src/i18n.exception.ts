@@ -50,7 +50,7 @@ export class I18nException extends DomainException {
   }
 
   static autoregisterDisabled(): I18nException {
-    return new I18nException(I18nExceptionCode.AutoregisterDisabled, 404, 'key auto-registration is disabled (I18N_AUTOREGISTER=false)');
+    return new I18nException(I18nExceptionCode.AutoregisterDisabled, 404, 'key auto-registration is disabled (I18N_AUTOREGISTER=false); register keys with an admin token through POST /api/v1/admin/i18n/report-keys');
   }
 
   private constructor(code: I18nExceptionCode, status: number, message: string, body?: Record<string, unknown>) {

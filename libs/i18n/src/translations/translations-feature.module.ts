@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { I18nCoreModule } from '../i18n-core.module';
 import { AdminMessagesController } from './http/admin-messages.controller';
+import { AdminReportKeysController } from './http/admin-report-keys.controller';
 import { AdminTranslationsController } from './http/admin-translations.controller';
 import { CatalogController } from './http/catalog.controller';
 import { AutoregisterEnabledGuard, ReportKeysRateLimitGuard } from './http/report-keys.guards';
@@ -27,7 +28,7 @@ import { WriteTranslationUseCase } from './use-cases/write-translation.use-case'
  */
 @Module({
   imports: [I18nCoreModule],
-  controllers: [CatalogController, AdminMessagesController, AdminTranslationsController],
+  controllers: [CatalogController, AdminMessagesController, AdminTranslationsController, AdminReportKeysController],
   providers: [
     I18nInstance,
     TranslationRepository,

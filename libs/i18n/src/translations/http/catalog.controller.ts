@@ -51,7 +51,7 @@ export class CatalogController {
   @ApiOperation({ summary: 'Register keys a frontend uses (write-once text, upserted note, accumulated modules)' })
   @ApiOkResponse({ type: ReportKeysResultDto })
   @ApiBadRequestResponse({ type: ErrorBodyDto, description: 'More than 500 keys, a key over 200 or a text over 10,000 characters, unknown fields.' })
-  @ApiNotFoundResponse({ type: ErrorBodyDto, description: 'I18N_AUTOREGISTER=false.' })
+  @ApiNotFoundResponse({ type: ErrorBodyDto, description: 'I18N_AUTOREGISTER=false (code I18N_AUTOREGISTER_DISABLED): a build-time extractor registers keys through the admin route POST /admin/i18n/report-keys instead.' })
   @ApiTooManyRequestsResponse({ type: ErrorBodyDto, description: 'Too many calls from this address (I18N_REPORT_KEYS_RATE_LIMIT per minute).' })
   report(@Body() dto: ReportKeysDto): Promise<ReportKeysResultDto> {
     return this.reportKeys.execute(dto);

@@ -1,4 +1,7 @@
 import { Topics } from '@flowplane/contracts';
+import { STORE } from '@flowplane/platform/service';
+import type { Store } from '@flowplane/platform/store';
+import { ContentRepository } from '../../libs/i18n/src/content/persistence/content.repository';
 import { SeedLegalPagesUseCase } from '../../libs/i18n/src/content/use-cases/seed-legal-pages.use-case';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
 import { call, json, testEnv, token, until } from '../support/http';
@@ -236,6 +239,30 @@ describe('localized content: pages, fragments, legal pages, sitemap', () => {
       ['fragment', 'updated', false],
       ['fragment', 'updated', true],
     ]);
+  });
+
+  it('reads a page stored without timestamps: admin list and read, the public read and the sitemap answer without a date', async () => {
+    const store = platform.services.find((s) => s.name === 'i18n')!.app.get<Store>(STORE);
+    // As an older version or a hand-made import would have stored it: no createdAt, updatedAt or translation state.
+    await store.collection(ContentRepository.PAGES).insertOne({ _id: 'legacy', title: { en: 'Legacy' }, body: { en: '<p>From before</p>' } });
+    const list = await call(`${api}/admin/content/pages?limit=100`, { bearer: admin });
+    expect(list.status).toBe(200);
+    expect(list.body.items.find((p: { slug: string }) => p.slug === 'legacy')).toMatchObject({ slug: 'legacy', createdAt: null, updatedAt: null, translation: { translationReady: false } });
+    const one = await call(`${api}/admin/content/pages/legacy`, { bearer: admin });
+    expect(one.status).toBe(200);
+    expect(one.body).toMatchObject({ createdAt: null, updatedAt: null });
+    const read = await call(`${api}/pages/legacy?lang=en`);
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ slug: 'legacy', title: 'Legacy', body: '<p>From before</p>', updatedAt: null });
+    const sitemap = await fetch(`${platform.url}/sitemap.xml`);
+    expect(sitemap.status).toBe(200);
+    const entry = (await sitemap.text()).split('<url>').find((u) => u.includes('/en/legacy</loc>'));
+    expect(entry).toBeDefined();
+    expect(entry).not.toContain('<lastmod>');
+    // The next write gives it times again.
+    const saved = await putPage('legacy', { title: { en: 'Legacy' }, body: { en: '<p>From before</p>' } });
+    expect(saved.status).toBe(200);
+    expect(saved.body.updatedAt).toEqual(expect.any(String));
   });
 
   it('serves /sitemap.xml at the gateway root: every page under every active locale with hreflang alternates', async () => {

@@ -34,16 +34,18 @@ export interface Page {
   seo: PageSeo;
   translation: TranslationState;
   seeded?: SeedMark;
-  createdAt: Date;
-  updatedAt: Date;
+  /** Undefined on a record stored without a readable time (an older version, or written by hand). */
+  createdAt?: Date;
+  updatedAt?: Date;
 }
 
 export interface Fragment {
   key: string;
   data: unknown;
   translation: TranslationState;
-  createdAt: Date;
-  updatedAt: Date;
+  /** Undefined on a record stored without a readable time, as for pages. */
+  createdAt?: Date;
+  updatedAt?: Date;
 }
 
 /** Every locale any field of the page holds text in. */

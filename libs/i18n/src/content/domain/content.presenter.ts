@@ -3,6 +3,11 @@ import { type Fragment, type Page, pageUnits } from './content.entity';
 import { fragmentUnits } from './fragment';
 import { isStale, localeState, type SourceUnit, sourceHashOf, type TranslationState, type UnitTexts } from './translation-state';
 
+/** A record's time for a response: null when the record was stored without one. */
+export function isoOrNull(d: Date | undefined): string | null {
+  return d ? d.toISOString() : null;
+}
+
 /** The translation state as the admin routes show it, with the state of every active locale. */
 export function presentState(
   state: TranslationState,
@@ -35,8 +40,8 @@ export function presentPage(p: Page, activeLocales: readonly string[], sourceLoc
     seo: { ...(p.seo.title ? { title: { ...p.seo.title } } : {}), ...(p.seo.description ? { description: { ...p.seo.description } } : {}) },
     translation: presentState(p.translation, pageUnits(p, sourceLocale), activeLocales, sourceLocale),
     ...(p.seeded ? { seededFrom: p.seeded.template } : {}),
-    createdAt: p.createdAt.toISOString(),
-    updatedAt: p.updatedAt.toISOString(),
+    createdAt: isoOrNull(p.createdAt),
+    updatedAt: isoOrNull(p.updatedAt),
   };
 }
 
@@ -45,7 +50,7 @@ export function presentFragment(f: Fragment, activeLocales: readonly string[], s
     key: f.key,
     data: f.data,
     translation: presentState(f.translation, fragmentUnits(f.data, sourceLocale), activeLocales, sourceLocale),
-    createdAt: f.createdAt.toISOString(),
-    updatedAt: f.updatedAt.toISOString(),
+    createdAt: isoOrNull(f.createdAt),
+    updatedAt: isoOrNull(f.updatedAt),
   };
 }

@@ -11,14 +11,16 @@ export interface SitemapLocale {
  * `<base>/<locale code>/<slug>`, each listing every locale's URL as `<xhtml:link rel="alternate"
  * hreflang="<language tag>">`, so search engines pair the languages of one page.
  */
-export function buildSitemap(base: string, pages: ReadonlyArray<{ slug: string; updatedAt: Date }>, locales: readonly SitemapLocale[]): string {
+export function buildSitemap(base: string, pages: ReadonlyArray<{ slug: string; updatedAt?: Date }>, locales: readonly SitemapLocale[]): string {
   const root = base.replace(/\/+$/, '');
   const url = (code: string, slug: string) => escapeHtml(`${root}/${encodeURIComponent(code)}/${slug}`);
   const out = ['<?xml version="1.0" encoding="UTF-8"?>', '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">'];
   for (const p of pages) {
     const alternates = locales.map((l) => `    <xhtml:link rel="alternate" hreflang="${escapeHtml(l.languageTag)}" href="${url(l.code, p.slug)}"/>`);
     for (const l of locales) {
-      out.push('  <url>', `    <loc>${url(l.code, p.slug)}</loc>`, `    <lastmod>${p.updatedAt.toISOString()}</lastmod>`, ...alternates, '  </url>');
+      // lastmod is optional in sitemaps.org 0.9: a page stored without a time has none.
+      const lastmod = p.updatedAt ? [`    <lastmod>${p.updatedAt.toISOString()}</lastmod>`] : [];
+      out.push('  <url>', `    <loc>${url(l.code, p.slug)}</loc>`, ...lastmod, ...alternates, '  </url>');
     }
   }
   out.push('</urlset>', '');

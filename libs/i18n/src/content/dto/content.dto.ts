@@ -177,11 +177,11 @@ export class PageViewDto {
   @ApiPropertyOptional({ example: 'privacy', description: 'Set on a page the legal-pages seeder wrote and nobody edited since.' })
   seededFrom?: string;
 
-  @ApiProperty({ format: 'date-time' })
-  createdAt!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Creation time; null when the record was stored without it (written by an older version or by hand).' })
+  createdAt!: string | null;
 
-  @ApiProperty({ format: 'date-time' })
-  updatedAt!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Last edit; null when the record was stored without it (written by an older version or by hand).' })
+  updatedAt!: string | null;
 }
 
 export class PagePageDto {
@@ -202,11 +202,11 @@ export class FragmentViewDto {
   @ApiProperty({ type: TranslationStateDto })
   translation!: TranslationStateDto;
 
-  @ApiProperty({ format: 'date-time' })
-  createdAt!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Creation time; null when the record was stored without it (written by an older version or by hand).' })
+  createdAt!: string | null;
 
-  @ApiProperty({ format: 'date-time' })
-  updatedAt!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Last edit; null when the record was stored without it (written by an older version or by hand).' })
+  updatedAt!: string | null;
 }
 
 export class FragmentPageDto {
@@ -246,8 +246,8 @@ export class PublicPageDto {
   @ApiProperty({ type: PublicSeoDto })
   seo!: PublicSeoDto;
 
-  @ApiProperty({ format: 'date-time' })
-  updatedAt!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Last edit; null when the record was stored without it (written by an older version or by hand).' })
+  updatedAt!: string | null;
 }
 
 export class PublicFragmentDto {

@@ -20,8 +20,9 @@ interface PageDocument extends StoreDocument {
   seo?: { title?: Record<string, string>; description?: Record<string, string> };
   translation?: StateDocument;
   seeded?: SeedMark | null;
-  createdAt: Date;
-  updatedAt: Date;
+  // Written on every save, but a record from an older version or written by hand may lack them.
+  createdAt?: Date;
+  updatedAt?: Date;
 }
 
 interface FragmentDocument extends StoreDocument {
@@ -32,8 +33,8 @@ interface FragmentDocument extends StoreDocument {
    */
   json: string;
   translation?: StateDocument;
-  createdAt: Date;
-  updatedAt: Date;
+  createdAt?: Date;
+  updatedAt?: Date;
 }
 
 /**
@@ -64,15 +65,16 @@ export class ContentRepository {
   }
 
   /** Every page's slug, in order (the sitemap). */
-  async pageSlugs(): Promise<Array<{ slug: string; updatedAt: Date }>> {
+  async pageSlugs(): Promise<Array<{ slug: string; updatedAt?: Date }>> {
     const docs = await this.pages.find({}, { sort: { _id: 1 }, projection: { _id: 1, updatedAt: 1 } });
-    return docs.map((d) => ({ slug: d._id, updatedAt: new Date(d.updatedAt) }));
+    return docs.map((d) => ({ slug: d._id, ...times({ updatedAt: d.updatedAt }) }));
   }
 
   /** Inserts or replaces the page (the id is its slug). */
   async savePage(page: Page, session?: StoreSession): Promise<void> {
     const { slug, ...rest } = page;
-    const doc: Omit<PageDocument, '_id'> = { ...rest, seo: seoDoc(page.seo), seeded: page.seeded ?? null, translation: stateDoc(page.translation) };
+    const { createdAt, updatedAt, ...fields } = rest;
+    const doc: Omit<PageDocument, '_id'> = { ...fields, ...times({ createdAt, updatedAt }), seo: seoDoc(page.seo), seeded: page.seeded ?? null, translation: stateDoc(page.translation) };
     await this.pages.replaceOne({ _id: slug }, doc, { session, upsert: true });
   }
 
@@ -86,9 +88,9 @@ export class ContentRepository {
   }
 
   /** The stored JSON of a fragment's data with its update time, unparsed (the public read parses it once). */
-  async fragmentJson(key: string): Promise<{ json: string; updatedAt: Date } | null> {
+  async fragmentJson(key: string): Promise<{ json: string; updatedAt?: Date } | null> {
     const doc = await this.fragments.findOne({ _id: key }, { projection: { json: 1, updatedAt: 1 } });
-    return doc && { json: doc.json, updatedAt: new Date(doc.updatedAt) };
+    return doc && { json: doc.json, ...times({ updatedAt: doc.updatedAt }) };
   }
 
   async listFragments(limit: number, after?: string): Promise<Fragment[]> {
@@ -100,8 +102,7 @@ export class ContentRepository {
     const doc: Omit<FragmentDocument, '_id'> = {
       json: JSON.stringify(fragment.data),
       translation: stateDoc(fragment.translation),
-      createdAt: fragment.createdAt,
-      updatedAt: fragment.updatedAt,
+      ...times({ createdAt: fragment.createdAt, updatedAt: fragment.updatedAt }),
     };
     await this.fragments.replaceOne({ _id: fragment.key }, doc, { session, upsert: true });
   }
@@ -151,11 +152,27 @@ function toPage(d: PageDocument): Page {
     seo,
     translation: toState(d.translation),
     ...(d.seeded ? { seeded: { template: d.seeded.template, prose: d.seeded.prose } } : {}),
-    createdAt: new Date(d.createdAt),
-    updatedAt: new Date(d.updatedAt),
+    ...times({ createdAt: d.createdAt, updatedAt: d.updatedAt }),
   };
 }
 
 function toFragment(d: FragmentDocument): Fragment {
-  return { key: d._id, data: JSON.parse(d.json) as unknown, translation: toState(d.translation), createdAt: new Date(d.createdAt), updatedAt: new Date(d.updatedAt) };
+  return { key: d._id, data: JSON.parse(d.json) as unknown, translation: toState(d.translation), ...times({ createdAt: d.createdAt, updatedAt: d.updatedAt }) };
+}
+
+/** A stored time as a Date, or undefined when absent or unreadable (`new Date(undefined)` is an Invalid Date every formatter throws on). */
+function storedTime(v: unknown): Date | undefined {
+  if (!(v instanceof Date) && typeof v !== 'string' && typeof v !== 'number') return undefined;
+  const d = new Date(v);
+  return Number.isFinite(d.getTime()) ? d : undefined;
+}
+
+/** The readable ones of the given times; the others left out rather than stored or read as Invalid Date. */
+function times<K extends string>(given: Record<K, unknown>): Partial<Record<K, Date>> {
+  const out: Partial<Record<K, Date>> = {};
+  for (const k of Object.keys(given) as K[]) {
+    const d = storedTime(given[k]);
+    if (d) out[k] = d;
+  }
+  return out;
 }

@@ -129,7 +129,7 @@ export class ContentTranslator {
         report.skipped.push({ type: record.type, id: record.id, reason: 'not ready' });
         continue;
       }
-      const edited = updatedAtOf(record).getTime();
+      const edited = updatedAtOf(record)?.getTime() ?? Number.NaN;
       // A record without a (readable) timestamp counts as settled.
       if (request.quietMs !== undefined && Number.isFinite(edited) && now() - edited < request.quietMs) {
         report.skipped.push({ type: record.type, id: record.id, reason: 'waiting for quiet' });

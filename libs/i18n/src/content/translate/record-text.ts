@@ -20,7 +20,8 @@ export function stateOf(r: ContentRecord): Page['translation'] {
   return r.type === 'page' ? r.page.translation : r.fragment.translation;
 }
 
-export function updatedAtOf(r: ContentRecord): Date {
+/** The record's last edit; undefined when it was stored without a time. */
+export function updatedAtOf(r: ContentRecord): Date | undefined {
   return r.type === 'page' ? r.page.updatedAt : r.fragment.updatedAt;
 }
 

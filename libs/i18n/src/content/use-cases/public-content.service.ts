@@ -5,6 +5,7 @@ import { SettingsExpander } from '../../tokens/settings-expander.service';
 import { expandSettingsTokens, NO_SETTINGS, type SettingLookup } from '../../tokens/settings-tokens';
 import type { Page } from '../domain/content.entity';
 import { ContentException } from '../content.exception';
+import { isoOrNull } from '../domain/content.presenter';
 import { projectFragment } from '../domain/fragment';
 import { contentChain, type LocaleMap, pickText } from '../domain/localized-text';
 import type { PublicFragmentDto, PublicPageDto } from '../dto/content.dto';
@@ -58,7 +59,7 @@ export class PublicContentService {
     if (p.seo.title && pickText(p.seo.title, chain)) seo.title = plain(p.seo.title);
     if (p.seo.description && pickText(p.seo.description, chain)) seo.description = plain(p.seo.description);
     return {
-      page: { slug: p.slug, locale, title: plain(p.title), body: expandSettingsTokens(body?.text ?? '', lookup, 'html'), seo, updatedAt: p.updatedAt.toISOString() },
+      page: { slug: p.slug, locale, title: plain(p.title), body: expandSettingsTokens(body?.text ?? '', lookup, 'html'), seo, updatedAt: isoOrNull(p.updatedAt) },
       contentLocale: body?.locale ?? locale,
     };
   }

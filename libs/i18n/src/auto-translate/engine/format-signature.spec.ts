@@ -30,6 +30,29 @@ describe('format signature', () => {
     expect(validate(source, '{count, plural, one {# Datei}', { language: 'de' })).toMatch(/ICU message syntax broken/);
   });
 
+  it("requires every plural category the target language needs, not only the source's", () => {
+    const source = '{count, plural, one {# file} other {# files}}';
+    expect(validate(source, '{count, plural, one {# plik} other {# plików}}', { language: 'pl' })).toBe("plural branch 'few' missing (pl needs one, few, many, other)");
+    expect(validate(source, '{count, plural, one {# plik} few {# pliki} other {# plików}}', { language: 'pl' })).toBe("plural branch 'many' missing (pl needs one, few, many, other)");
+    expect(validate(source, '{count, plural, one {# plik} few {# pliki} many {# plików} other {# pliku}}', { language: 'pl' })).toBeUndefined();
+    expect(validate(source, '{count, plural, one {# файл} few {# файла} other {# файлов}}', { language: 'ru' })).toBe("plural branch 'many' missing (ru needs one, few, many, other)");
+    // French `many` only applies to millions: leaving it to `other` is what translators do.
+    expect(validate(source, '{count, plural, one {# fichier} other {# fichiers}}', { language: 'fr' })).toBeUndefined();
+    // Ordinals use the ordinal categories: English needs one, two, few and other.
+    expect(validate('{n, selectordinal, other {#.}}', '{n, selectordinal, one {#st} other {#th}}', { language: 'en' })).toBe("plural branch 'two' missing (en needs one, two, few, other)");
+  });
+
+  it('compares attribute values of tags, translatable ones aside', () => {
+    expect(validate('Read <a href="/terms">the terms</a>', 'Lies <a href="/bedingungen">die Bedingungen</a>')).toBe('attribute href of <a> changed from "/terms" to "/bedingungen"');
+    expect(validate('Read <a href="/terms">the terms</a>', 'Lies <a>die Bedingungen</a>')).toBe('attribute href of <a> missing');
+    expect(validate('Read <a href="/terms">the terms</a>', 'Lies <a href="/terms" onclick="x()">die Bedingungen</a>')).toBe('unexpected attribute onclick on <a>');
+    expect(validate('<a href="{{ .Url }}">Open</a>', '<a href="{{ .Url }}/de">Öffnen</a>')).toBe('attribute href of <a> changed from "{{ .Url }}" to "{{ .Url }}/de"');
+    // Quotes, attribute order and the order of links may change; alt and title are prose and are translated.
+    expect(validate('<a class="x" href="/a">A</a> or <a href="/b">B</a>', "<a href='/b'>B</a> oder <a href=\"/a\" class=x>A</a>")).toBeUndefined();
+    expect(validate('<img src="/logo.png" alt="Our logo"> <abbr title="Value added tax">VAT</abbr>', '<img src="/logo.png" alt="Unser Logo"> <abbr title="Mehrwertsteuer">MwSt</abbr>')).toBeUndefined();
+    expect(validate('<img src="/logo.png" alt="Our logo">', '<img src="/logo.png">')).toBe('attribute alt of <img> missing');
+  });
+
   it('keeps every select branch', () => {
     const source = '{gender, select, female {She} male {He} other {They}} replied';
     expect(validate(source, '{gender, select, female {Sie} other {Sie}} antwortete')).toBe("select branch 'male' missing");

@@ -20,6 +20,8 @@ export interface FormatSignature {
   branches: BranchSet[];
   /** HTML tags: name to explicit opening and closing counts (void and self-closing tags count as openings). */
   tags: Map<string, TagCount>;
+  /** HTML tags: name to the attributes of each opening, in document order. */
+  attributes: Map<string, TagAttributes[]>;
   /** Do-not-translate glossary terms found in the text, with their counts. */
   keepTerms: Map<string, number>;
 }
@@ -35,6 +37,18 @@ export interface TagCount {
   open: number;
   close: number;
 }
+
+/**
+ * The attributes of one opening tag, sorted by name: name to value (`undefined` for a value that is
+ * text a reader sees, `alt` or `title`, which a translation translates), and `key`, the comparable form.
+ */
+export interface TagAttributes {
+  attrs: [string, string | undefined][];
+  key: string;
+}
+
+/** Attributes whose value is prose shown to the reader: a translation changes it, so only its presence is kept. */
+const TRANSLATABLE_ATTRIBUTES = new Set(['alt', 'title', 'placeholder', 'label', 'aria-label', 'aria-description', 'aria-roledescription', 'aria-valuetext', 'aria-placeholder']);
 
 /** Go-template actions: `{{ .Name }}`, `{{- if .X -}}`. */
 export const TEMPLATE_FIELD = /\{\{[\s\S]*?\}\}/g;
@@ -94,43 +108,96 @@ function walkIcu(elements: readonly MessageFormatElement[], placeholders: Set<st
 }
 
 /**
- * Opening and closing tags of `text`, counted by htmlparser2's tokenizer: every tag written counts,
- * also a stray closing tag no element matches (which a tree builder would drop silently).
+ * Opening and closing tags of `text` and the attributes of each opening, read by htmlparser2's
+ * tokenizer: every tag written counts, also a stray closing tag no element matches (which a tree
+ * builder would drop silently). Attribute values are read from `text` itself, Go-template actions
+ * in them included (`href="{{ .Url }}"`).
  */
-export function countTags(text: string): Map<string, TagCount> {
+function scanTags(text: string): { tags: Map<string, TagCount>; attributes: Map<string, TagAttributes[]> } {
   const tags = new Map<string, TagCount>();
-  if (!text.includes('<')) return tags;
+  const attributes = new Map<string, TagAttributes[]>();
+  if (!text.includes('<')) return { tags, attributes };
   const input = text.replace(TEMPLATE_FIELD, (m) => ' '.repeat(m.length));
-  const at = (start: number, end: number): TagCount => {
-    const name = input.slice(start, end).toLowerCase();
+  const at = (name: string): TagCount => {
     let c = tags.get(name);
     if (!c) tags.set(name, (c = { open: 0, close: 0 }));
     return c;
+  };
+  let element: { name: string; attrs: [string, string | undefined][] } | undefined;
+  let attr: { name: string; value: string } | undefined;
+  const finish = () => {
+    if (!element) return;
+    const attrs = element.attrs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    const key = attrs.map(([n, v]) => (v === undefined ? n : `${n}=${JSON.stringify(v)}`)).join(' ');
+    const list = attributes.get(element.name) ?? [];
+    list.push({ attrs, key });
+    attributes.set(element.name, list);
+    element = undefined;
   };
   const noop = () => undefined;
   const tokenizer = new Tokenizer(
     { decodeEntities: false, xmlMode: false },
     {
-      onopentagname: (start, end) => void at(start, end).open++,
-      onclosetag: (start, end) => void at(start, end).close++,
-      onattribdata: noop,
+      onopentagname: (start, end) => {
+        finish();
+        element = { name: input.slice(start, end).toLowerCase(), attrs: [] };
+        at(element.name).open++;
+      },
+      onclosetag: (start, end) => void at(input.slice(start, end).toLowerCase()).close++,
+      onattribname: (start, end) => void (attr = { name: input.slice(start, end).toLowerCase(), value: '' }),
+      onattribdata: (start, end) => void (attr && (attr.value += text.slice(start, end))),
+      onattribend: () => {
+        if (attr && element) element.attrs.push([attr.name, TRANSLATABLE_ATTRIBUTES.has(attr.name) ? undefined : attr.value]);
+        attr = undefined;
+      },
+      onopentagend: finish,
+      onselfclosingtag: finish,
       onattribentity: noop,
-      onattribend: noop,
-      onattribname: noop,
       oncdata: noop,
       oncomment: noop,
       ondeclaration: noop,
       onend: noop,
-      onopentagend: noop,
       onprocessinginstruction: noop,
-      onselfclosingtag: noop,
       ontext: noop,
       ontextentity: noop,
     },
   );
   tokenizer.write(input);
   tokenizer.end();
-  return tags;
+  finish();
+  return { tags, attributes };
+}
+
+/** Opening and closing tags of `text` by name (see `scanTags`). */
+export function countTags(text: string): Map<string, TagCount> {
+  return scanTags(text).tags;
+}
+
+/**
+ * Why the attributes of `<name>` openings differ between source and candidate, or undefined when
+ * every opening of the source has its match (in any order: a translation may reorder links).
+ */
+function attributeProblem(name: string, want: readonly TagAttributes[], got: readonly TagAttributes[]): string | undefined {
+  const left = [...got];
+  const unmatched: TagAttributes[] = [];
+  for (const w of want) {
+    const i = left.findIndex((g) => g.key === w.key);
+    if (i >= 0) left.splice(i, 1);
+    else unmatched.push(w);
+  }
+  const w = unmatched[0];
+  if (!w) return undefined;
+  // The opening most like it: the one that keeps most of its attributes.
+  const shared = (g: TagAttributes) => g.attrs.filter(([n, v]) => w.attrs.some(([wn, wv]) => wn === n && wv === v)).length;
+  const g = [...left].sort((a, b) => shared(b) - shared(a))[0];
+  if (!g) return `attributes of <${name}> changed`;
+  for (const [n, v] of w.attrs) {
+    const match = g.attrs.find(([gn]) => gn === n);
+    if (!match) return `attribute ${n} of <${name}> missing`;
+    if (match[1] !== v) return `attribute ${n} of <${name}> changed from ${JSON.stringify(v)} to ${JSON.stringify(match[1])}`;
+  }
+  for (const [n] of g.attrs) if (!w.attrs.some(([wn]) => wn === n)) return `unexpected attribute ${n} on <${name}>`;
+  return `attributes of <${name}> changed`;
 }
 
 function escapeRegExp(s: string): string {
@@ -160,29 +227,61 @@ export function signature(source: string, glossary: readonly GlossaryEntry[] = [
   const keepTerms = new Map<string, number>();
   const pattern = termPattern(keepTermsOf(glossary));
   if (pattern) for (const m of source.matchAll(pattern)) keepTerms.set(m[0], (keepTerms.get(m[0]) ?? 0) + 1);
+  const { tags, attributes } = scanTags(source);
   return {
     templateFields: countMatches(source, TEMPLATE_FIELD, normaliseTemplate),
     settingsTokens: countMatches(source, SETTINGS_TOKEN, normaliseToken),
     icu: icu !== undefined,
     placeholders,
     branches,
-    tags: countTags(source),
+    tags,
+    attributes,
     keepTerms,
   };
 }
 
+interface LanguagePlurals {
+  /** Every category of the language (`Intl.PluralRules(...).resolvedOptions().pluralCategories`). */
+  all: Set<string>;
+  /**
+   * The categories a translation must write: those a whole count selects, and `other`. Categories
+   * only fractions or millions select (Czech and Lithuanian `many`, French `many` for 1000000) may be
+   * left to `other`, which ICU falls back to, as translators commonly do.
+   */
+  required: string[];
+}
+
+const PLURALS = new Map<string, LanguagePlurals | null>();
+/** CLDR's order of plural categories, in which reasons name them. */
+const CATEGORY_ORDER = ['zero', 'one', 'two', 'few', 'many', 'other'];
+/** Counts sampled for the required categories: every CLDR cardinal and ordinal rule repeats below 1000. */
+const SAMPLED_COUNTS = 1000;
+
 /** Plural categories of a language (`Intl.PluralRules`), or undefined for a tag the runtime does not know. */
-function pluralCategories(language: string | undefined, kind: 'plural' | 'selectordinal'): Set<string> | undefined {
+export function pluralCategories(language: string | undefined, kind: 'plural' | 'selectordinal'): LanguagePlurals | undefined {
   if (!language) return undefined;
-  try {
-    return new Set(new Intl.PluralRules(language, { type: kind === 'plural' ? 'cardinal' : 'ordinal' }).resolvedOptions().pluralCategories);
-  } catch {
-    return undefined;
+  const id = `${kind}:${language}`;
+  let known = PLURALS.get(id);
+  if (known === undefined) {
+    try {
+      const rules = new Intl.PluralRules(language, { type: kind === 'plural' ? 'cardinal' : 'ordinal' });
+      const all = new Set<string>(rules.resolvedOptions().pluralCategories);
+      const hit = new Set<string>(['other']);
+      for (let n = 0; n < SAMPLED_COUNTS; n++) hit.add(rules.select(n));
+      known = { all, required: CATEGORY_ORDER.filter((c) => all.has(c) && hit.has(c)) };
+    } catch {
+      known = null;
+    }
+    PLURALS.set(id, known);
   }
+  return known ?? undefined;
 }
 
 export interface ValidateOptions {
-  /** BCP 47 tag of the candidate's language: plural categories it lacks (Japanese has no `one`) need not be kept. */
+  /**
+   * BCP 47 tag of the candidate's language: plural categories it lacks (Japanese has no `one`) need
+   * not be kept, and those it needs (Polish `few` and `many`) must be written.
+   */
   language?: string;
   /** Needed when `source` is a text rather than a signature. */
   glossary?: readonly GlossaryEntry[];
@@ -227,12 +326,16 @@ export function validate(source: string | FormatSignature, candidate: string, op
     for (const key of expected.keys) {
       // A plural category the target language does not have may go (Japanese has no `one`); exact
       // matches (`=0`), `other` and every select value must stay.
-      if (categories && !key.startsWith('=') && key !== 'other' && !categories.has(key)) continue;
+      if (categories && !key.startsWith('=') && key !== 'other' && !categories.all.has(key)) continue;
       if (!got.keys.includes(key)) return `${expected.kind === 'select' ? 'select' : 'plural'} branch '${key}' missing`;
+    }
+    if (categories) {
+      const lacking = categories.required.find((c) => !got.keys.includes(c));
+      if (lacking) return `plural branch '${lacking}' missing (${options.language} needs ${categories.required.join(', ')})`;
     }
   }
 
-  const tags = countTags(candidate);
+  const { tags, attributes } = scanTags(candidate);
   for (const [name, want] of sig.tags) {
     const got = tags.get(name) ?? { open: 0, close: 0 };
     if (got.close < want.close) return `dropped closing </${name}>`;
@@ -241,6 +344,10 @@ export function validate(source: string | FormatSignature, candidate: string, op
     if (got.open > want.open) return `extra <${name}>`;
   }
   for (const name of tags.keys()) if (!sig.tags.has(name)) return `unexpected tag <${name}>`;
+  for (const [name, want] of sig.attributes) {
+    const problem = attributeProblem(name, want, attributes.get(name) ?? []);
+    if (problem) return problem;
+  }
 
   for (const [term, n] of sig.keepTerms) {
     const pattern = termPattern([term])!;

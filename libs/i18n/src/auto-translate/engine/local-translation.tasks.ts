@@ -19,7 +19,7 @@ export const LOCAL_TRANSLATE_TASK: LocalTask = {
     if (!payload || typeof payload.text !== 'string' || !Array.isArray(payload.targets)) return '{}';
     const keep = Array.isArray(payload.do_not_translate) ? payload.do_not_translate.filter((t): t is string => typeof t === 'string') : [];
     const out: Record<string, string> = {};
-    for (const target of payload.targets) if (target && typeof target.locale === 'string') out[target.locale] = pseudoLocalize(payload.text, target.locale, keep);
+    for (const target of payload.targets) if (target && typeof target.locale === 'string') out[target.locale] = pseudoLocalize(payload.text, target.locale, keep, typeof target.language === 'string' ? target.language : undefined);
     return JSON.stringify(out);
   },
 };

@@ -34,6 +34,14 @@ describe('pseudoLocalize', () => {
     expect(out).toMatch(/^\[de\] \{count, plural, one \{# <a href="\/x">.+<\/a> .+ Flowplane\} other \{# .+\}\}$/);
   });
 
+  it("adds the plural categories the target language needs, copied from the source's other branch", () => {
+    const source = 'You have {count, plural, one {# file} other {# files in {folders, plural, one {# folder} other {# folders}}}}';
+    const out = pseudoLocalize(source, 'pl', [], 'pl');
+    expect(validate(source, out, { language: 'pl' })).toBeUndefined();
+    expect(out).toMatch(/ few \{# .+\} many \{# .+\}/);
+    expect(pseudoLocalize('{n, plural, one {# file} other {# files}}', 'de', [], 'de')).toMatch(/^\[de\] \{n, plural, one \{# [^{}]+\} other \{# [^{}]+\}\}$/);
+  });
+
   it('leaves a blank text alone', () => {
     expect(pseudoLocalize('  ', 'de')).toBe('  ');
   });

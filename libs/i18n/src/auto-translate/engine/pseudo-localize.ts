@@ -1,5 +1,5 @@
 import { type MessageFormatElement, TYPE } from '@formatjs/icu-messageformat-parser';
-import { parseIcu, SETTINGS_TOKEN, TEMPLATE_FIELD, termPattern } from './format-signature';
+import { parseIcu, pluralCategories, SETTINGS_TOKEN, TEMPLATE_FIELD, termPattern } from './format-signature';
 
 /**
  * Offline pseudo-localization: what the `local` provider answers for a translation request, so every
@@ -8,13 +8,51 @@ import { parseIcu, SETTINGS_TOKEN, TEMPLATE_FIELD, termPattern } from './format-
  * do), and a per-locale marker `[de]` is put in front. Everything a translation must keep stays
  * verbatim: ICU argument names, keywords, `#` and plural/select branch keys, brace placeholders,
  * Go-template actions, settings tokens, HTML tags with their attributes, entities and
- * do-not-translate terms. Deterministic: the same input always gives the same output.
+ * do-not-translate terms. A plural gets the categories `language` needs that the source lacks (Polish
+ * `few` and `many`), copied from its `other` branch, so the result passes the format check as a
+ * real translation must. Deterministic: the same input always gives the same output.
  */
-export function pseudoLocalize(text: string, locale: string, keepTerms: readonly string[] = []): string {
+export function pseudoLocalize(text: string, locale: string, keepTerms: readonly string[] = [], language?: string): string {
   if (!text.trim()) return text;
   const icu = parseIcu(text, { captureLocation: true });
-  const body = icu ? rewriteIcu(text, icu, keepTerms) : accentText(text, keepTerms);
+  const body = icu ? addPluralCategories(rewriteIcu(text, icu, keepTerms), language) : accentText(text, keepTerms);
   return `[${locale}] ${body}`;
+}
+
+/** The first plural, innermost first, that lacks a category `language` needs, with what to add after its `other` branch. */
+function lackingPlural(text: string, elements: readonly MessageFormatElement[], language: string): { at: number; insert: string } | undefined {
+  for (const el of elements) {
+    if (el.type === TYPE.tag) {
+      const inner = lackingPlural(text, el.children, language);
+      if (inner) return inner;
+    }
+    if (el.type !== TYPE.plural && el.type !== TYPE.select) continue;
+    for (const o of Object.values(el.options)) {
+      const inner = lackingPlural(text, o.value, language);
+      if (inner) return inner;
+    }
+    if (el.type !== TYPE.plural) continue;
+    const other = el.options.other?.location;
+    const categories = pluralCategories(language, el.pluralType === 'ordinal' ? 'selectordinal' : 'plural');
+    const lacking = categories?.required.filter((c) => !(c in el.options)) ?? [];
+    if (!other || !lacking.length) continue;
+    const branch = text.slice(other.start.offset, other.end.offset);
+    return { at: other.end.offset, insert: lacking.map((c) => ` ${c} ${branch}`).join('') };
+  }
+  return undefined;
+}
+
+function addPluralCategories(text: string, language: string | undefined): string {
+  if (!language) return text;
+  let out = text;
+  // One plural per pass, innermost first, so a copied `other` branch already holds its inner plurals' categories.
+  for (let pass = 0; pass < 100; pass++) {
+    const elements = parseIcu(out, { captureLocation: true });
+    const fix = elements && lackingPlural(out, elements, language);
+    if (!fix) break;
+    out = out.slice(0, fix.at) + fix.insert + out.slice(fix.at);
+  }
+  return out;
 }
 
 /** Rewrites only the literal spans of an ICU message, located in the original text, so its syntax stays byte for byte. */

@@ -143,15 +143,31 @@ describe('one deployment per published flow', () => {
     expect((await naming('tickets-next')).map((d) => d.id)).toEqual(['ticket-desk']);
   });
 
-  it('recreates a deleted invoke or subscriber deployment on the next publish, and keeps operators canary variants', async () => {
+  it('recreates a deleted invoke or subscriber deployment at once, and keeps operators canary variants', async () => {
+    const ids = async (flowId: string) => (await naming(flowId)).map((d) => d.id);
+    // A published flow is never left without a deployment: deleting its deployment brings it back.
     expect((await remove('flow-plain-flow')).status).toBe(204);
-    expect(await naming('plain-flow')).toEqual([]);
+    expect(await until(() => ids('plain-flow'), (x) => x.length > 0, 2000)).toEqual(['flow-plain-flow']);
     await republish('plain-flow', passThroughFlow);
-    expect((await naming('plain-flow')).map((d) => d.id)).toEqual(['flow-plain-flow']);
+    expect(await ids('plain-flow')).toEqual(['flow-plain-flow']);
 
     expect((await remove('subscriber-on-invoice')).status).toBe(204);
-    await republish('on-invoice', listening('invoices.created', 'on-invoice'));
-    expect((await naming('on-invoice')).map((d) => d.id)).toEqual(['subscriber-on-invoice']);
+    expect(await until(() => ids('on-invoice'), (x) => x.length > 0, 2000)).toEqual(['subscriber-on-invoice']);
+    // ...and it consumes again, with no publish in between.
+    const subs = async () => (await call(`${api}/flows/on-invoice/subscriptions`, { bearer: admin })).body as Array<{ deploymentId?: string; state: string }>;
+    expect((await until(subs, (s) => s[0]?.state === 'active' && s[0]?.deploymentId === 'subscriber-on-invoice', 2000))[0]).toMatchObject({ deploymentId: 'subscriber-on-invoice', state: 'active' });
+
+    // A flow taken out of an operator's deployment gets its own again.
+    await publish('desk-canary', passThroughFlow);
+    expect((await create({ id: 'desk', name: 'Desk', kind: 'invoke', variants: [{ label: 'stable', flowId: 'owned-flow', weight: 1 }, { label: 'canary', flowId: 'desk-canary', weight: 1 }] })).status).toBe(409);
+    expect((await create({ id: 'desk', name: 'Desk', kind: 'invoke', variants: [{ label: 'stable', flowId: 'plain-flow', weight: 1 }, { label: 'canary', flowId: 'desk-canary', weight: 1 }] })).status).toBe(201);
+    expect(await ids('desk-canary')).toEqual(['desk']);
+    const narrowed = await call(`${api}/deployments/desk`, { method: 'PATCH', bearer: admin, ...json({ variants: [{ label: 'stable', flowId: 'plain-flow', weight: 1 }] }) });
+    expect(narrowed.status).toBe(200);
+    expect(await until(() => ids('desk-canary'), (x) => x.length > 0, 2000)).toEqual(['flow-desk-canary']);
+    // Deleting the operator's deployment gives its remaining flow its auto-managed one back.
+    expect((await remove('desk')).status).toBe(204);
+    expect(await until(() => ids('plain-flow'), (x) => x.length > 0, 2000)).toEqual(['flow-plain-flow']);
 
     await publish('quotes-canary', passThroughFlow);
     const canary = await call(`${api}/deployments/route-get-quotes-id`, {

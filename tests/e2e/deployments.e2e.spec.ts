@@ -281,11 +281,12 @@ describe('subscriber deployments', () => {
     const back = await until(() => subs('on-payment'), (s) => s[0]?.processed === 1);
     expect(back[0]).toMatchObject({ deploymentId: 'payments', processed: 1, state: 'active' });
  
-    // Deleted, it drops from the list at once; created again under its id, it is back within a second.
+    // Deleted, it drops from the list at once and the published flow is consumed through its own
+    // auto-managed deployment again; created again under its id, it is back within a second.
     const superAdmin = await token('root', ['admin:access', 'admin']);
     expect((await call(`${api}/deployments/payments`, { method: 'DELETE', bearer: superAdmin })).status).toBe(204);
     const deletedAt = Date.now();
-    expect(await until(() => subs('on-payment'), (s) => s.length === 0, 1000)).toEqual([]);
+    expect(await until(() => subs('on-payment'), (s) => s.length === 1 && s[0].deploymentId === 'subscriber-on-payment', 1000)).toEqual([expect.objectContaining({ deploymentId: 'subscriber-on-payment', state: 'active' })]);
     expect(Date.now() - deletedAt).toBeLessThan(1000);
     const again = await call(`${api}/deployments`, { method: 'POST', bearer: admin, ...json({ id: 'payments', name: 'Payments', kind: 'subscriber', variants: [{ label: 'stable', flowId: 'on-payment', weight: 1 }] }) });
     expect(again.status).toBe(201);

@@ -110,18 +110,25 @@ describe('route dispatcher through the gateway', () => {
 
   it('answers within a second for a deployment deleted and created again on the same route, and describes it as it is', async () => {
     const superAdmin = await token('root', ['admin:access', 'admin']);
-    const described = async () => !!(await call(`${platform.url}/api/v1/openapi.json`)).body?.paths?.['/api/v1/orders/{id}/greetings'];
+    const describedBy = async () => (await call(`${platform.url}/api/v1/openapi.json`)).body?.paths?.['/api/v1/orders/{id}/greetings']?.post?.['x-deployment-id'] as string | undefined;
     const body = { id: 'greetings', name: 'Greetings', kind: 'route', auth: { mode: 'perms', perms: ['orders:write'] }, variants: [{ label: 'stable', flowId: 'greeter-a', weight: 1 }] };
     for (let round = 0; round < 2; round++) {
       expect((await call(`${api}/deployments/greetings`, { method: 'DELETE', bearer: superAdmin })).status).toBe(204);
-      expect((await until(() => greet('1', { customer: 'Ada' }, user), (r) => r.status === 404, 1000)).status).toBe(404);
-      expect(await until(described, (d) => !d, 1000)).toBe(false);
+      const deletedAt = Date.now();
+      // The published flows are never left without a deployment: greeter-a's meta.route gives it
+      // its own route deployment at once (default auth: any authenticated caller).
+      const own = await until(() => greet('1', { customer: 'Ada' }, admin), (r) => r.status === 201, 1000);
+      expect(own.body.text).toMatch(/^A: order 1 for Ada/);
+      expect(await until(describedBy, (d) => d === 'route-post-orders-id-greetings', 1000)).toBe('route-post-orders-id-greetings');
+      expect(Date.now() - deletedAt).toBeLessThan(1000);
+      // Created again, the operator's deployment absorbs it and answers with its own auth.
       expect((await call(`${api}/deployments`, { method: 'POST', bearer: admin, ...json(body) })).status).toBe(201);
       const createdAt = Date.now();
+      expect((await until(() => greet('1', { customer: 'Ada' }, admin), (r) => r.status === 403, 1000)).status).toBe(403);
       const back = await until(() => greet('1', { customer: 'Ada' }, user), (r) => r.status === 201, 1000);
       expect(back.status).toBe(201);
       expect(back.body.text).toMatch(/^A: order 1 for Ada/);
-      expect(await until(described, (d) => d, 1000)).toBe(true);
+      expect(await until(describedBy, (d) => d === 'greetings', 1000)).toBe('greetings');
       expect(Date.now() - createdAt).toBeLessThan(1000);
     }
   });

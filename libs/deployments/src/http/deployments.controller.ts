@@ -79,7 +79,10 @@ export class DeploymentsController {
   @Delete(':id')
   @HttpCode(204)
   @AdminRoute('admin')
-  @ApiOperation({ summary: 'Delete (requires the admin permission); the route claim is released' })
+  @ApiOperation({
+    summary: 'Delete (requires the admin permission); the route claim is released',
+    description: 'A published flow always has a deployment: each published flow the deleted deployment named gets its auto-managed deployment back within a second (a flow with meta.route its route deployment). Unpublish a flow, or PATCH disabled, to take it out of service.',
+  })
   @ApiNoContentResponse()
   async delete(@Param('id') id: string): Promise<void> {
     await this.deployments.delete(id);

@@ -32,6 +32,8 @@ export class FlowDeployments implements OnApplicationBootstrap, BeforeApplicatio
   private timer?: NodeJS.Timeout;
   private backfillTimer?: NodeJS.Timeout;
   private readonly migrations: Collection<StoreDocument & { at: Date }>;
+  /** The flows each deployment named when the table last changed, to see which ones a change left without. */
+  private readonly named = new Map<string, string[]>();
 
   constructor(
     private readonly flows: FlowsService,
@@ -42,13 +44,39 @@ export class FlowDeployments implements OnApplicationBootstrap, BeforeApplicatio
     @Optional() private readonly readiness?: ReadinessRegistry,
   ) {
     this.migrations = store.collection('flow_runtime_migrations');
-    flows.onPublished((flowId) => {
-      const done = this.afterPublish(flowId).finally(() => {
-        if (this.inflight.get(flowId) === done) this.inflight.delete(flowId);
-      });
-      this.inflight.set(flowId, done);
-      return done;
+    flows.onPublished((flowId) => this.track(flowId));
+    table.onChange((changed) => this.orphans(changed));
+  }
+
+  private track(flowId: string): Promise<void> {
+    const done = this.afterPublish(flowId).finally(() => {
+      if (this.inflight.get(flowId) === done) this.inflight.delete(flowId);
     });
+    this.inflight.set(flowId, done);
+    return done;
+  }
+
+  /**
+   * A published flow left without a deployment (its deployment deleted, or removed from the
+   * variants of the one that had it) gets its auto-managed one back at once, so a flow is never
+   * published and unreachable until someone publishes it again. Every replica hears the change;
+   * ensuring is idempotent on the deployments side.
+   */
+  private async orphans(changed: ReadonlySet<string>): Promise<void> {
+    const candidates = new Set<string>();
+    for (const id of changed) {
+      const now = this.table.get(id)?.variants.map((v) => v.flowId) ?? [];
+      for (const flowId of this.named.get(id) ?? []) if (!now.includes(flowId)) candidates.add(flowId);
+      if (now.length) this.named.set(id, [...new Set(now)]);
+      else this.named.delete(id);
+    }
+    if (!candidates.size || !this.table.ready) return;
+    const stillNamed = new Set(this.table.all().flatMap((d) => d.variants.map((v) => v.flowId)));
+    for (const flowId of candidates) {
+      if (stillNamed.has(flowId) || this.inflight.has(flowId)) continue;
+      const flow = await this.flows.get(flowId).catch(() => undefined);
+      if (flow?.published) void this.track(flowId);
+    }
   }
 
   /** Resolves once the deployment of a flow published on this replica has been ensured (or failed to be). */
@@ -58,8 +86,8 @@ export class FlowDeployments implements OnApplicationBootstrap, BeforeApplicatio
 
   /**
    * Once per store: flows published before every published flow had a deployment get theirs, as
-   * soon as the deployments are read. Later, a deployment an operator deleted stays deleted until
-   * the flow is published again.
+   * soon as the deployments are read. Later, a published flow a deployment change leaves without
+   * one gets it back at once (see `orphans`).
    */
   onApplicationBootstrap(): void {
     // Start-up seeding: the service is not ready before published flows have their deployments.

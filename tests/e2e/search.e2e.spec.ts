@@ -316,6 +316,18 @@ describe('vector search through the gateway', () => {
     expect(gone.body.points).toBe(5);
   });
 
+  it('reports the stale points a reindex removed: those the owner no longer lists', async () => {
+    const stray = await adminCall('POST', '/indexes/products/upsert', { documents: ['stray-1', 'stray-2'].map((id) => ({ id, text: `stray wooden chair ${id}` })) });
+    expect(stray.status).toBe(200);
+    expect((await adminCall('GET', '/indexes/products')).body.points).toBe(7);
+    const res = await adminCall('POST', '/indexes/products/reindex');
+    expect(res.body).toEqual({ index: 'products', documents: 5, status: 'ok', pruned: 2 });
+    expect((await adminCall('GET', '/indexes/products')).body.points).toBe(5);
+    const ids = (await query('products', { text: 'stray wooden chair', limit: 10 })).body.hits.map((h: { id: string }) => h.id);
+    expect(ids.sort()).toEqual(['p-1', 'p-3', 'p-4', 'p-5', 'p-6']);
+    expect((await adminCall('POST', '/indexes/products/reindex')).body).toEqual({ index: 'products', documents: 5, status: 'ok', pruned: 0 });
+  });
+
   it('registers no consumer for a module without an events list', async () => {
     const res = await call(`${searchUrl}/internal/search/owners/silent`, {
       method: 'PUT',

@@ -227,6 +227,7 @@ export class SearchService {
       const written = new Set<string>();
       this.building.set(full, { collection, written });
       let documents = 0;
+      let staleInOld: number | null = 0;
       const indexed = new Set<string>();
       try {
         for await (const batch of owner.documents()) {
@@ -235,6 +236,12 @@ export class SearchService {
           for (const p of points) indexed.add(pointKey(p.id));
           documents += points.length;
         }
+        // The rebuilt generation never holds the stale points: they go with the old one at the
+        // switch, so they are counted there, or the answer would say nothing was pruned.
+        staleInOld = existing ? await this.countStale(full, new Set([...indexed, ...written])).catch((err: Error) => {
+          this.log.warn(`counting the stale points of "${name}" failed (the rebuild goes on): ${err.message}`);
+          return null;
+        }) : 0;
         await this.switchAlias(full, collection, existing);
       } catch (err) {
         this.building.delete(full);
@@ -244,7 +251,8 @@ export class SearchService {
       this.building.delete(full);
       let pruned: number | null = null;
       try {
-        pruned = await this.pruneStale(name, [...indexed, ...written], { keysAreInternal: true });
+        const after = await this.pruneStale(name, [...indexed, ...written], { keysAreInternal: true });
+        pruned = staleInOld === null ? null : staleInOld + after;
       } catch (err) {
         this.log.warn(`PruneStale after rebuilding "${name}" failed (the rebuild stands): ${(err as Error).message}`);
       }
@@ -259,6 +267,13 @@ export class SearchService {
   async pruneStale(name: string, ids: Iterable<string | number>, options: { keysAreInternal?: boolean } = {}): Promise<number> {
     const full = await this.backendName(name);
     return this.named(name, full, () => this.prune(full, ids, options));
+  }
+
+  /** How many points of the index have a key not in `keep`. */
+  private async countStale(full: string, keep: Set<string>): Promise<number> {
+    let stale = 0;
+    for await (const page of scrollPages(this.store, full, { pageSize: 512 })) for (const p of page) if (!keep.has(pointKey(p.id))) stale++;
+    return stale;
   }
 
   private async prune(full: string, ids: Iterable<string | number>, options: { keysAreInternal?: boolean }): Promise<number> {

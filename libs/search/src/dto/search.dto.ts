@@ -186,7 +186,7 @@ export class ReindexResultDto {
   @ApiProperty() index!: string;
   @ApiProperty({ description: 'Documents re-embedded and upserted.' }) documents!: number;
   @ApiProperty({ enum: ['ok'] }) status!: 'ok';
-  @ApiProperty({ nullable: true, type: Number, description: 'Points PruneStale removed after the switch; null when it failed (logged; the rebuild stands).' }) pruned!: number | null;
+  @ApiProperty({ nullable: true, type: Number, description: 'Stale points removed: those of the old generation whose id the owner no longer lists (dropped with it at the switch), plus any PruneStale removed after the switch; null when counting or PruneStale failed (logged; the rebuild stands).' }) pruned!: number | null;
 }
 
 export class ReindexableEntryDto {

@@ -76,13 +76,31 @@ describe('module settings through the gateway', () => {
       expect(await read('?locale=pl-PL')).toMatchObject({ value: 'Akme', locale: 'pl' });
       expect(await read('?lang=pl')).toMatchObject({ value: 'Akme' });
       expect(await read('?locale=de')).toMatchObject({ value: 'Acme', locale: 'en' });
-      expect(await read('')).toMatchObject({ value: 'Acme', locale: 'en' });
+      // An explicit empty locale is the source language.
+      expect(await read('?locale=')).toMatchObject({ value: 'Acme', locale: 'en' });
       const bad = await call(`${url}/api/v1/settings/site/name?locale=not.a.locale`);
       expect(bad.status).toBe(400);
       expect(bad.body.details).toEqual([{ field: 'locale', problems: [expect.stringContaining('locale')] }]);
       // Clearing the source-locale override brings back the declared default for readers without pl.
       await put('site', { name: { en: '' } });
       expect(await read('?locale=de')).toMatchObject({ value: 'Flowplane', locale: 'en' });
+      await put('site', { name: '' });
+    });
+
+    it('follows the request locale like every public read: lang query, lang cookie, Accept-Language, then the default locale', async () => {
+      expect((await put('site', { name: { en: 'Acme', pl: 'Akme', de: 'Akme GmbH' } })).status).toBe(200);
+      const read = (headers: Record<string, string> = {}, query = '') => call(`${url}/api/v1/settings/site/name${query}`, { headers });
+      const header = await read({ 'accept-language': 'pl-PL,pl;q=0.9,en;q=0.5' });
+      expect(header.body).toEqual({ module: 'site', key: 'name', value: 'Akme', locale: 'pl' });
+      expect(header.headers.get('vary')).toMatch(/Accept-Language/i);
+      expect(header.headers.get('vary')).toMatch(/Cookie/i);
+      expect((await read({ cookie: 'lang=pl' })).body).toMatchObject({ value: 'Akme', locale: 'pl' });
+      // Most specific first: the cookie beats the header, the query beats the cookie, `locale` beats all.
+      expect((await read({ cookie: 'lang=de', 'accept-language': 'pl' })).body).toMatchObject({ value: 'Akme GmbH', locale: 'de' });
+      expect((await read({ cookie: 'lang=de' }, '?lang=pl')).body).toMatchObject({ value: 'Akme', locale: 'pl' });
+      expect((await read({ 'accept-language': 'de' }, '?locale=en')).body).toMatchObject({ value: 'Acme', locale: 'en' });
+      // No locale anywhere: the configured default locale (pl unless I18N_DEFAULT_LOCALE says otherwise).
+      expect((await read()).body).toMatchObject({ value: 'Akme', locale: 'pl' });
       await put('site', { name: '' });
     });
   });

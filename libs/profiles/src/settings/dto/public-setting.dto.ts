@@ -7,13 +7,13 @@ const LOCALE_OR_EMPTY = new RegExp(`^$|${LOCALE_PATTERN.source}`);
 
 /** Query of the public setting read. */
 export class PublicSettingQueryDto {
-  @ApiPropertyOptional({ description: 'Locale for a localized setting (`pl`, `pt-BR`). Empty or absent: the source language.', example: 'pl' })
+  @ApiPropertyOptional({ description: 'Locale for a localized setting (`pl`, `pt-BR`). Absent: the request locale (`lang`, the `lang` cookie, Accept-Language, the default locale). Empty: the source language.', example: 'pl' })
   @IsOptional()
   @IsString()
   @Matches(LOCALE_OR_EMPTY, { message: 'locale must be a locale such as en, pl or pt-BR' })
   locale?: string;
 
-  @ApiPropertyOptional({ description: 'Alias of `locale` (the `lang` parameter a frontend proxy forwards); `locale` wins.', example: 'pl' })
+  @ApiPropertyOptional({ description: 'The `lang` parameter every public read takes (a frontend proxy forwards it); `locale` wins. Empty: the source language.', example: 'pl' })
   @IsOptional()
   @IsString()
   @Matches(LOCALE_OR_EMPTY, { message: 'lang must be a locale such as en, pl or pt-BR' })

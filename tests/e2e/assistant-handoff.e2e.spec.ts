@@ -184,4 +184,20 @@ describe('assistant handoff switched off, anonymous callers refused', () => {
     expect(run.body).toMatchObject({ status: 'completed', output: { code: 'HANDOFF_DISABLED', error: expect.any(String) } });
     expect((await call(`${api}/assistant/handoffs?status=all`, { bearer: admin })).body.items).toEqual([]);
   });
+
+  it('tells the widget not to offer handoff, and answers an in-chat handoff request with 403 HANDOFF_DISABLED instead of asking for an e-mail', async () => {
+    // The default template has the handoff node, so the flow could hand off were the switch on.
+    const superuser = await token('root', ['admin:access'], { superuser: true });
+    expect((await call(`${api}/admin/assistant/reset?template=default`, { method: 'POST', bearer: superuser })).status).toBeLessThan(300);
+    const config = await call(`${api}/assistant/config`);
+    expect(config.status).toBe(200);
+    expect(config.body).toMatchObject({ handoffEnabled: false, capabilities: { handoff: false } });
+
+    const user = await token('user-2', []);
+    const ask = await call(`${api}/assistant/messages`, { method: 'POST', bearer: user, ...json({ sessionId: 'handoff-off-chat', message: 'I want a person', meta: { intent: 'handoff' } }) });
+    expect(ask.status).toBe(403);
+    expect(ask.body).toMatchObject({ statusCode: 403, code: 'HANDOFF_DISABLED', message: expect.stringContaining('handoff to a person is not available') });
+    expect(ask.text ?? '').not.toContain('e-mail');
+    expect((await call(`${api}/assistant/chats/me/handoff-off-chat`, { bearer: user })).status).toBe(404);
+  });
 });

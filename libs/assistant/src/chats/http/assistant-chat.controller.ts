@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiBody, ApiHeader, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiBody, ApiForbiddenResponse, ApiHeader, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CurrentPrincipal, type Principal, Public } from '@flowplane/platform/auth';
@@ -98,6 +98,7 @@ export class AssistantChatController {
   @ApiOkResponse({ description: 'The SSE stream; header X-Assistant-Session-Id names the session.', headers: { [SESSION_HEADER]: { schema: { type: 'string' } } } })
   @ApiBadRequestResponse({ description: 'Missing, empty or oversized message, malformed session id or meta, malformed JSON.' })
   @ApiUnauthorizedResponse({ description: 'No bearer token while ASSISTANT_ANONYMOUS_ALLOWED is false.' })
+  @ApiForbiddenResponse({ description: '`meta.intent` is `handoff` while handoff is switched off (ASSISTANT_HANDOFF_ENABLED=false): code HANDOFF_DISABLED, nothing is stored and no run starts.' })
   @ApiTooManyRequestsResponse({ description: 'ASSISTANT_RATE_LIMIT (per session) or ASSISTANT_RATE_LIMIT_PER_ADDRESS spent; see Retry-After.' })
   async messages(@Body() dto: SendMessageDto, @CurrentPrincipal() who: Principal | undefined, @Req() req: Request, @Res() res: Response): Promise<void> {
     await answerChatMessage({ send: this.send, limits: this.limits, env: this.config as ServiceConfig & AssistantEnv }, dto, who, req, res);

@@ -78,6 +78,10 @@ export class SendMessageUseCase {
     for (const [k, v] of Object.entries(input.meta ?? {})) {
       if (typeof v !== 'string') throw new DomainException('INVALID_META', 400, `meta.${k} must be a string`);
     }
+    // The flow's handoff node would first ask for an e-mail address, for a request that can never be filed.
+    if (input.meta?.intent === 'handoff' && !this.env.ASSISTANT_HANDOFF_ENABLED) {
+      throw new DomainException('HANDOFF_DISABLED', 403, 'handoff to a person is not available here (ASSISTANT_HANDOFF_ENABLED=false)');
+    }
   }
 
   async execute(input: SendMessageInput, startedAt = Date.now()): Promise<StartedTurn> {

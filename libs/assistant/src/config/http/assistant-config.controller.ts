@@ -6,7 +6,7 @@ import { SESSION_ID_PATTERN } from '../../chats/domain/chat.entity';
 import { ReadConfigUseCase } from '../use-cases/read-config.use-case';
 
 export class CapabilitiesView {
-  @ApiProperty() handoff!: boolean;
+  @ApiProperty({ description: 'The published flow has a svc/assistant-handoff-request node and ASSISTANT_HANDOFF_ENABLED is true.' }) handoff!: boolean;
   @ApiProperty() escalation!: boolean;
   @ApiProperty() streaming!: boolean;
 }
@@ -14,7 +14,7 @@ export class CapabilitiesView {
 export class AssistantConfigView {
   @ApiProperty() flowId!: string;
   @ApiProperty() flowName!: string;
-  @ApiProperty({ description: 'The handoff capability and ASSISTANT_HANDOFF_ENABLED together.' }) handoffEnabled!: boolean;
+  @ApiProperty({ description: 'Mirror of capabilities.handoff: the flow can hand off and ASSISTANT_HANDOFF_ENABLED is true.' }) handoffEnabled!: boolean;
   @ApiProperty() anonymousAllowed!: boolean;
   @ApiProperty() chatTtlDays!: number;
   @ApiProperty() maxMessageChars!: number;

@@ -44,11 +44,13 @@ export class ReadConfigUseCase {
       throw upstreamFailure(e, 'deployments');
     }
     const flowId = variant?.flowId ?? env.ASSISTANT_FLOW_ID ?? MODULE_FLOW_ID;
-    const { flowName, capabilities } = await this.described(flowId, variant?.versionId);
+    const described = await this.described(flowId, variant?.versionId);
+    // The widget reads capabilities.handoff: with the switch off it must not offer a form that answers 403.
+    const capabilities: Capabilities = { ...described.capabilities, handoff: described.capabilities.handoff && env.ASSISTANT_HANDOFF_ENABLED };
     return {
       flowId,
-      flowName,
-      handoffEnabled: capabilities.handoff && env.ASSISTANT_HANDOFF_ENABLED,
+      flowName: described.flowName,
+      handoffEnabled: capabilities.handoff,
       anonymousAllowed: env.ASSISTANT_ANONYMOUS_ALLOWED,
       chatTtlDays: env.ASSISTANT_CHAT_TTL_DAYS,
       maxMessageChars: env.ASSISTANT_MAX_MESSAGE_CHARS,

@@ -164,7 +164,13 @@ describe('module settings through the gateway', () => {
         { field: 'values.default_distance', problems: ['must be one of: cosine, dot, euclid'] },
       ]);
       expect((await put('search', { default_limit: 2.5 })).body.details).toEqual([{ field: 'values.default_limit', problems: ['must be a whole number'] }]);
-      expect((await put('search', { default_limit: 10_001 })).body.details).toEqual([{ field: 'values.default_limit', problems: ['must be at most 10000'] }]);
+      expect((await put('search', { default_limit: 10_001 })).body.details).toEqual([{ field: 'values.default_limit', problems: ['must be at most 100'] }]);
+      // Above the query limit: refused, not stored and clamped to 100 by the search service.
+      const over = await put('search', { default_limit: 101 });
+      expect([over.status, over.body.details]).toEqual([400, [{ field: 'values.default_limit', problems: ['must be at most 100'] }]]);
+      // Not an embedder the search service registers: every text query would fail with EMBEDDING_FAILED.
+      const unknown = await put('search', { embedding_provider: 'no-such-embedder' });
+      expect([unknown.status, unknown.body.details]).toEqual([400, [{ field: 'values.embedding_provider', problems: ['must be one of: local-hash, openai-compatible, openai, ollama'] }]]);
       expect((await put('search', { index_prefix: 'p'.repeat(41) })).status).toBe(400);
       expect((await adminRead('search')).body).toEqual(before);
       const ok = await put('search', { index_prefix: 'tenant_a-', default_limit: '25' });

@@ -47,10 +47,13 @@ export const DECLARED_MODULE_SETTINGS: readonly ModuleSettings[] = [
     label: 'Vector search',
     fields: [
       { key: 'default_distance', type: 'string', label: 'Default distance', description: 'Distance of an index created without one.', default: 'cosine', options: ['cosine', 'dot', 'euclid'] },
-      // Bounds as the search service's environment checks them (SEARCH_MAX_LIMIT at most 10000 caps it further).
-      { key: 'default_limit', type: 'number', label: 'Default top-K', description: 'Hits of a query that gives no limit (1..SEARCH_MAX_LIMIT).', default: 10, integer: true, min: 1, max: 10_000 },
+      // Refused above the query limit's default (SEARCH_MAX_LIMIT 100) rather than stored and
+      // silently clamped by search; a lower SEARCH_MAX_LIMIT still caps it there.
+      { key: 'default_limit', type: 'number', label: 'Default top-K', description: 'Hits of a query that gives no limit (1..100; a lower SEARCH_MAX_LIMIT caps it).', default: 10, integer: true, min: 1, max: 100 },
       { key: 'index_prefix', type: 'string', label: 'Index prefix', description: 'Stamped on every index name; indexes under another prefix are invisible until moved.', default: 'svc_', env_var: 'SEARCH_INDEX_PREFIX', pattern: '^[A-Za-z0-9_-]{0,40}$', patternHint: 'up to 40 letters, digits, "_" or "-"' },
-      { key: 'embedding_provider', type: 'string', label: 'Embedding provider', description: 'local-hash, openai-compatible, openai or ollama.', default: 'local-hash', env_var: 'SEARCH_EMBEDDING_PROVIDER' },
+      // The embedders the search service registers (its spec keeps this list equal to them): any
+      // other value would break every text query with EMBEDDING_FAILED.
+      { key: 'embedding_provider', type: 'string', label: 'Embedding provider', description: 'An embedder the search service registers: local-hash, openai-compatible, openai or ollama.', default: 'local-hash', env_var: 'SEARCH_EMBEDDING_PROVIDER', options: ['local-hash', 'openai-compatible', 'openai', 'ollama'] },
       { key: 'embedding_model', type: 'string', label: 'Embedding model', env_var: 'SEARCH_EMBEDDING_MODEL' },
     ],
   },

@@ -39,6 +39,11 @@ export class EmbeddingService {
     this.registry = new EmbedderRegistry({ timeoutMs: callTimeoutMs(ctx.env), allowPrivate: () => true });
   }
 
+  /** The provider ids `search.embedding_provider` may name. */
+  providerIds(): string[] {
+    return this.registry.ids();
+  }
+
   /** The embedder for `settings`; throws `LlmConfigError` (400) for an unknown provider or a missing model or key. */
   embedderFor(settings: EffectiveSearchSettings): Embedder {
     // The settings service hands out the same object until its cache expires: no key to build then.

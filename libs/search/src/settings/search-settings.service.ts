@@ -4,6 +4,7 @@ import { type SettingsUpdatedPayload, Topics } from '@flowplane/contracts';
 import { EVENT_BUS, type EventBus, type Subscription } from '@flowplane/platform/bus';
 import { SERVICE_CONFIG, type ServiceConfig, ServiceClients } from '@flowplane/platform/service';
 import type { VectorDistance } from '@flowplane/platform/vector';
+import { EmbeddingService } from '../domain/embedding.service';
 import type { SearchEnv } from '../search.env';
 
 /** The `search.*` runtime settings as the service applies them. */
@@ -52,6 +53,7 @@ export class SearchSettings implements OnModuleInit, OnApplicationShutdown {
     @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig & SearchEnv,
     private readonly clients: ServiceClients,
     @Optional() @Inject(EVENT_BUS) private readonly bus?: EventBus | null,
+    @Optional() private readonly embeddings?: EmbeddingService,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -141,7 +143,13 @@ export class SearchSettings implements OnModuleInit, OnApplicationShutdown {
       else this.log.warn(`ignoring search.index_prefix ${JSON.stringify(prefix)}: up to 40 letters, digits, "_" or "-"`);
     }
     const provider = stored('embedding_provider');
-    if (typeof provider === 'string' && provider.trim()) out.embeddingProvider = provider.trim();
+    if (typeof provider === 'string' && provider.trim()) {
+      // A value stored before the profiles service checked it against the embedders: ignored, so
+      // text queries keep working with the environment's provider instead of all failing.
+      const known = this.embeddings?.providerIds();
+      if (!known || known.includes(provider.trim())) out.embeddingProvider = provider.trim();
+      else this.log.warn(`ignoring search.embedding_provider ${JSON.stringify(provider)}: use one of ${known.join(', ')}`);
+    }
     const model = stored('embedding_model');
     if (typeof model === 'string') out.embeddingModel = model.trim();
     return out;

@@ -265,16 +265,26 @@ describe('localized content: pages, fragments, legal pages, sitemap', () => {
     expect(saved.body.updatedAt).toEqual(expect.any(String));
   });
 
-  it('serves /sitemap.xml at the gateway root: every page under every active locale with hreflang alternates', async () => {
+  it('serves /sitemap.xml at the gateway root: every page under each active locale it has content in, with hreflang and x-default alternates', async () => {
     const cz = await call(`${api}/admin/i18n/locales`, { method: 'POST', bearer: admin, ...json({ code: 'cz' }) });
     expect(cz.status).toBe(201);
+    expect((await putPage('kontakt', { title: { en: 'Contact', cz: 'Kontakt' }, body: { en: '<p>Write to us</p>', cz: '<p>Napište nám</p>' } })).status).toBe(201);
     const res = await fetch(`${platform.url}/sitemap.xml`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/xml/);
-    const xml = await res.text();
+    const xml = (await res.text()).replaceAll('127.0.0.1', 'localhost');
     const origin = platform.url.replace('127.0.0.1', 'localhost');
-    expect(xml.replace('127.0.0.1', 'localhost')).toContain(`<loc>${origin}/cz/about-us</loc>`);
-    expect(xml).toContain('hreflang="cs"');
+    expect(xml).toContain(`<loc>${origin}/cz/kontakt</loc>`);
+    // about-us has no Czech text: /cz/about-us would only show the English page, so it is not listed.
+    expect(xml).not.toContain(`${origin}/cz/about-us`);
+    expect(xml).toContain(`<loc>${origin}/pl/about-us</loc>`);
+    const kontakt = xml.split('<url>').filter((u) => u.includes('/kontakt</loc>'));
+    expect(kontakt).toHaveLength(2);
+    for (const entry of kontakt) {
+      expect(entry).toContain(`<xhtml:link rel="alternate" hreflang="cs" href="${origin}/cz/kontakt"/>`);
+      expect(entry).toContain(`<xhtml:link rel="alternate" hreflang="x-default" href="${origin}/en/kontakt"/>`);
+      expect(entry).not.toContain('hreflang="pl"');
+    }
     expect(xml).toContain('hreflang="pl"');
     expect(xml).toMatch(/<xhtml:link rel="alternate" hreflang="en" href="[^"]+\/en\/privacy"\/>/);
     const set = await call(`${api}/admin/settings/site`, { method: 'PUT', bearer: admin, ...json({ values: { base_url: 'https://www.acme.test' } }) });

@@ -22,8 +22,9 @@ describe('legal templates (rule 12)', () => {
 });
 
 describe('sitemap', () => {
-  it('lists every page under every locale with hreflang alternates carrying the language tag', () => {
-    const xml = buildSitemap('https://example.com/', [{ slug: 'about', updatedAt: new Date('2026-01-02T03:04:05Z') }], [
+  it('lists a page under every locale it has text in, with hreflang alternates carrying the language tag', () => {
+    const about = { slug: 'about', updatedAt: new Date('2026-01-02T03:04:05Z'), title: { en: 'About', cz: 'O nás' }, body: { en: '<p>Hi</p>', cz: '<p>Ahoj</p>' } };
+    const xml = buildSitemap('https://example.com/', [about], [
       { code: 'en', languageTag: 'en' },
       { code: 'cz', languageTag: 'cs' },
     ]);

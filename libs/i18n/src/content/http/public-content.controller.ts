@@ -52,8 +52,12 @@ export class PublicContentController {
   @Public()
   @Header('Content-Type', 'application/xml; charset=utf-8')
   @ApiProduces('application/xml')
-  @ApiOperation({ summary: 'Sitemap: every page under every active locale with hreflang alternates (also at /sitemap.xml)' })
-  @ApiOkResponse({ description: 'sitemaps.org 0.9 XML with xhtml:link alternates.', schema: { type: 'string' } })
+  @ApiOperation({
+    summary: 'Sitemap: every page under each active locale it has content in, with hreflang alternates (also at /sitemap.xml)',
+    description:
+      'A page is listed under a locale when its body has text in that locale or its base language (a page without any body text: its title); a locale that would only show the fallback text is not listed. Alternates name every listed locale plus `x-default` (the fallback locale\'s version when listed, else the first). `lastmod` is left out for a page stored without a time.',
+  })
+  @ApiOkResponse({ description: 'sitemaps.org 0.9 XML with xhtml:link alternates, x-default included.', schema: { type: 'string' } })
   sitemapXml(@Req() req: Request): Promise<string> {
     return this.sitemap.execute(requestOrigin(req.headers));
   }

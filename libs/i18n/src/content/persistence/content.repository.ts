@@ -64,10 +64,10 @@ export class ContentRepository {
     return docs.map(toPage);
   }
 
-  /** Every page's slug, in order (the sitemap). */
-  async pageSlugs(): Promise<Array<{ slug: string; updatedAt?: Date }>> {
-    const docs = await this.pages.find({}, { sort: { _id: 1 }, projection: { _id: 1, updatedAt: 1 } });
-    return docs.map((d) => ({ slug: d._id, ...times({ updatedAt: d.updatedAt }) }));
+  /** Every page's slug, last edit and texts, in slug order (the sitemap lists a page under the locales it has text in). */
+  async sitemapPages(): Promise<Array<{ slug: string; updatedAt?: Date; title: LocaleMap; body: LocaleMap }>> {
+    const docs = await this.pages.find({}, { sort: { _id: 1 }, projection: { _id: 1, updatedAt: 1, title: 1, body: 1 } });
+    return docs.map((d) => ({ slug: d._id, ...times({ updatedAt: d.updatedAt }), title: map(d.title), body: map(d.body) }));
   }
 
   /** Inserts or replaces the page (the id is its slug). */

@@ -8,7 +8,7 @@ import { ActiveLocales } from './active-locales';
 const BASE_URL = /^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/;
 
 /**
- * `GET /sitemap.xml`: every page under every active locale, read at request time (rule 11). Page
+ * `GET /sitemap.xml`: every page under each active locale it has content in, read at request time (rule 11). Page
  * URLs start at the public setting `site/base_url` (env SITE_BASE_URL), else at the origin the
  * request reached.
  */
@@ -22,9 +22,10 @@ export class SitemapUseCase {
   ) {}
 
   async execute(requestOrigin: string | undefined): Promise<string> {
-    const [pages, locales, lookup] = await Promise.all([this.repository.pageSlugs(), this.locales.tagged(), this.expander.lookup(this.config.sourceLocale)]);
+    const [pages, locales, lookup] = await Promise.all([this.repository.sitemapPages(), this.locales.tagged(), this.expander.lookup(this.config.sourceLocale)]);
     const setting = lookup('site', 'base_url')?.trim();
     const base = setting && BASE_URL.test(setting) ? setting : (requestOrigin ?? 'http://localhost');
-    return buildSitemap(base, pages, locales);
+    // x-default: readers of an unlisted language are served the fallback locale's text.
+    return buildSitemap(base, pages, locales, this.config.fallbackLocale);
   }
 }

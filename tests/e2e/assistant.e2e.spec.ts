@@ -115,4 +115,30 @@ describe('assistant chat through the gateway', () => {
     expect((await call(`${api}/assistant/chats`)).status).toBe(401);
     expect((await call(`${api}/assistant/chats`, { bearer: await token('bob', []) })).status).toBe(403);
   });
+
+  it('takes an empty stickyBy as not sticky, and answers a deployment whose weights are all 0 with 409 NO_ELIGIBLE_VARIANT an operator can act on', async () => {
+    const patch = (body: unknown) => call(`${api}/deployments/assistant`, { method: 'PATCH', bearer: admin, ...json(body) });
+    const { stickyBy } = (await call(`${api}/deployments/assistant`, { bearer: admin })).body as { stickyBy?: string };
+    const cleared = await patch({ stickyBy: '' });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.stickyBy).toBeUndefined();
+    const { variants } = (await call(`${api}/deployments/assistant`, { bearer: admin })).body as { variants: Array<{ label: string; flowId: string; weight: number }> };
+    try {
+      expect((await patch({ variants: variants.map((v) => ({ ...v, weight: 0 })) })).status).toBe(200);
+      const message = await until(() => call(`${api}/assistant/messages`, { method: 'POST', ...json({ message: 'anyone there?' }) }), (r) => r.status !== 200, 2000);
+      expect(message.status).toBe(409);
+      expect(message.body).toMatchObject({ statusCode: 409, code: 'NO_ELIGIBLE_VARIANT', message: expect.stringContaining('give at least one a weight above 0') });
+      expect(message.body.message).toContain('assistant');
+      const config = await call(`${api}/assistant/config?sessionId=config-session-2`);
+      expect(config.status).toBe(409);
+      expect(config.body).toMatchObject({ code: 'NO_ELIGIBLE_VARIANT', message: expect.stringContaining('every variant has weight 0') });
+      const select = await call(`${api}/deployments/assistant/select`, { method: 'POST', bearer: admin, ...json({ meta: {} }) });
+      expect(select.status).toBe(409);
+      expect(select.body).toMatchObject({ code: 'NO_ELIGIBLE_VARIANT', deploymentId: 'assistant' });
+    } finally {
+      await patch({ variants, stickyBy: stickyBy ?? null });
+    }
+    const back = await until(() => call(`${api}/assistant/config?sessionId=config-session-2`), (r) => r.status === 200, 2000);
+    expect(back.body.activeVariant).toBe('stable');
+  });
 });

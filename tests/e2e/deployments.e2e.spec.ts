@@ -167,7 +167,7 @@ describe('deployments through the gateway', () => {
     expect((await patch({ auth: { mode: 'authenticated' } })).body.auth).toEqual({ mode: 'authenticated' });
   });
 
-  it('selects variants: normalised weights, sticky by stickyBy, 503 when every weight is zero', async () => {
+  it('selects variants: normalised weights, sticky by stickyBy, 409 when every weight is zero', async () => {
     const created = await call(`${api}/deployments`, {
       method: 'POST',
       bearer: admin,
@@ -185,7 +185,9 @@ describe('deployments through the gateway', () => {
     expect(stable).toBeLessThan(200);
     await call(`${api}/deployments/sub-orders`, { method: 'PATCH', bearer: admin, ...json({ variants: [{ label: 'stable', flowId: 'on-order', weight: 0 }] }) });
     const none = await call(`${api}/deployments/sub-orders/select`, { method: 'POST', bearer: admin, ...json({ meta: {} }) });
-    expect(none.status).toBe(503);
+    // The deployment's own state, not an outage: a retry cannot help until an operator changes a weight.
+    expect(none.status).toBe(409);
+    expect(none.body).toMatchObject({ code: 'NO_ELIGIBLE_VARIANT', deploymentId: 'sub-orders' });
     expect(none.body.message).toContain('no eligible variant');
   });
 

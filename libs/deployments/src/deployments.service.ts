@@ -25,7 +25,7 @@ import { DomainException } from '@flowplane/platform/http';
 import { DuplicateKeyError, type StoreSession } from '@flowplane/platform/store';
 import { computeContributes, type Contributes, metaRouteOf, subscribedEventOf } from './domain/contributes';
 import { type Deployment, Labels, type ManagedState, type RouteAuth, stableVariant, type Variant } from './domain/deployment';
-import { deploymentNotFound, flowConflict, invalidDeployment, routeConflict, routeOwned } from './domain/deployment.errors';
+import { deploymentNotFound, flowConflict, invalidDeployment, noEligibleVariant, routeConflict, routeOwned } from './domain/deployment.errors';
 import { labelProblems } from './domain/labels';
 import { DeploymentRepository, flowsOf } from './persistence/deployment.repository';
 import { type FlowDocumentRef, FlowRuntimeClient, type OwnedRoute } from './persistence/flow-runtime.client';
@@ -204,7 +204,8 @@ export class DeploymentsService {
       name: patch.name ?? current.name,
       disabled: patch.disabled ?? current.disabled,
       labels: patch.labels !== undefined ? { ...patch.labels } : current.labels,
-      stickyBy: patch.stickyBy === null ? undefined : (patch.stickyBy ?? current.stickyBy),
+      // Empty means a non-sticky draw (rule 13), the same as clearing it with null.
+      stickyBy: patch.stickyBy === null || patch.stickyBy === '' ? undefined : (patch.stickyBy ?? current.stickyBy),
       variants,
       auth: current.kind === 'route' ? cleanAuth(patch.auth ?? current.auth ?? DEFAULT_AUTH) : undefined,
       revision: current.revision + 1,
@@ -242,7 +243,11 @@ export class DeploymentsService {
     await this.announce(session, { ...d, revision: d.revision + 1 }, 'deleted');
   }
 
-  /** The variant a caller with this meta gets (rule 13); 503 when every weight is zero. */
+  /**
+   * The variant a caller with this meta gets (rule 13). Every weight zero is the deployment's
+   * state, not an outage: 409 NO_ELIGIBLE_VARIANT telling the operator what to change (a retry
+   * cannot succeed until someone does).
+   */
   async select(id: string, meta: Record<string, unknown> | undefined): Promise<{ deployment: Deployment; variant: Variant; sticky: boolean }> {
     const d = await this.repo.get(id);
     if (!d) throw deploymentNotFound(id);
@@ -253,7 +258,7 @@ export class DeploymentsService {
     }
     const sticky = stickyValueOf(meta, d.stickyBy);
     const variant = cached.selector.select(sticky);
-    if (!variant) throw new DomainException('NO_ELIGIBLE_VARIANT', 503, `deployment ${id} has no eligible variant: every weight is zero`);
+    if (!variant) throw noEligibleVariant(id);
     return { deployment: d, variant, sticky: sticky !== undefined };
   }
 

@@ -42,3 +42,13 @@ export function routeOwned(route: RouteSpec, owner: string): DomainException {
     path: route.path,
   });
 }
+
+/**
+ * 409: every variant of the deployment has weight 0 (rule 13: zero is never selected). The
+ * deployment's own state, which only an operator can change, so not a 503 a retry would cure.
+ */
+export function noEligibleVariant(id: string): DomainException {
+  return new DomainException('NO_ELIGIBLE_VARIANT', 409, `deployment ${id} has no eligible variant: every variant has weight 0; give at least one a weight above 0 (PATCH /deployments/${id})`, {
+    deploymentId: id,
+  });
+}

@@ -87,7 +87,7 @@ export class CreateDeploymentDto {
   @IsStringRecord()
   labels?: Record<string, string>;
 
-  @ApiPropertyOptional({ example: 'session_id', description: 'Field of the run meta hashed for sticky bucketing.' })
+  @ApiPropertyOptional({ example: 'session_id', description: 'Field of the run meta hashed for sticky bucketing; absent or empty means a non-sticky weighted draw.' })
   @IsOptional()
   @IsString()
   stickyBy?: string;
@@ -132,7 +132,7 @@ export class PatchDeploymentDto {
   @IsStringRecord()
   labels?: Record<string, string>;
 
-  @ApiPropertyOptional({ nullable: true, description: 'null clears it.' })
+  @ApiPropertyOptional({ nullable: true, description: 'null or an empty string clears it (a non-sticky weighted draw).' })
   @IsOptional()
   @ValidateIf((_, v) => v !== null)
   @IsString()

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminRoute, CurrentPrincipal, type Principal } from '@flowplane/platform/auth';
 import { deriveTags } from '../domain/deployment';
 import { DeploymentsService, type DeploymentRead } from '../deployments.service';
@@ -103,7 +103,7 @@ export class DeploymentsController {
   @AdminRoute()
   @ApiOperation({ summary: 'The variant a caller with this meta would get (sticky by stickyBy)' })
   @ApiOkResponse({ type: SelectionView })
-  @ApiServiceUnavailableResponse({ description: 'Every weight is zero: no eligible variant' })
+  @ApiConflictResponse({ description: 'Every variant has weight 0: code NO_ELIGIBLE_VARIANT, with `deploymentId`; give a variant a weight above 0.' })
   async select(@Param('id') id: string, @Body() dto: SelectVariantDto): Promise<SelectionView> {
     const s = await this.deployments.select(id, dto.meta);
     return { deploymentId: s.deployment.id, variant: s.variant, sticky: s.sticky };

@@ -127,7 +127,8 @@ export class RouteDispatcher {
     const meta: Record<string, unknown> = { ...(typeof sessionHeader === 'string' && sessionHeader ? { session_id: sessionHeader } : {}), ...bodyMeta, deploymentId: d.id };
     if (req.principal) meta.user = req.principal.sub;
     const variant = hit.route.selector.select(stickyValueOf(meta, d.stickyBy));
-    if (!variant) throw new DomainException('NO_ELIGIBLE_VARIANT', 503, `deployment ${d.id} has no eligible variant: every weight is zero`);
+    // The deployment's state, like the deployments service's select answers it: a retry cannot help.
+    if (!variant) throw new DomainException('NO_ELIGIBLE_VARIANT', 409, `deployment ${d.id} has no eligible variant: every variant has weight 0; give at least one a weight above 0 (PATCH /deployments/${d.id})`, { deploymentId: d.id });
     meta.variant = variant.label;
 
     const headers: Record<string, string> = {};

@@ -188,3 +188,71 @@ describe('i18n-translate against a model that fails a locale once', () => {
     expect(r.code).toBe(0);
   }, 60_000);
 });
+
+describe('i18n-translate --overwrite after switching from the local provider to a model', () => {
+  let platform: Standalone;
+  let stub: Server;
+  let api: string;
+  let admin: string;
+  const secret = { AUTH_JWT_SECRET: TEST_SECRET };
+
+  beforeAll(async () => {
+    if (!existsSync(bin)) throw new Error(`${bin} is missing: run "npm test" (it builds first) or "npm run build"`);
+    // A model that answers every locale asked for with "(<locale>) <text>".
+    stub = createServer((req: IncomingMessage, res: ServerResponse) => {
+      let raw = '';
+      req.on('data', (c: Buffer) => (raw += c.toString()));
+      req.on('end', () => {
+        const body = JSON.parse(raw);
+        const payload = JSON.parse(body.messages[body.messages.length - 1].content);
+        const targets: string[] = (payload.targets ?? []).map((t: { locale: string }) => t.locale);
+        const content = JSON.stringify(Object.fromEntries(targets.map((l) => [l, `(${l}) ${payload.text}`])));
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ model: body.model, choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 5, completion_tokens: 5, total_tokens: 10 } }));
+      });
+    });
+    await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
+    // Two keys per call: the overwrite takes several calls and has to end by itself.
+    platform = await startStandalone({ env: testEnv({ I18N_AUTO_TRANSLATE_DISABLED: 'true', I18N_TRANSLATE_KEYS_PER_REQUEST: '2', LLM_ALLOWED_PRIVATE_HOSTS: '127.0.0.1' }) });
+    api = `${platform.url}/api/v1`;
+    admin = await token('alice', ['admin:access', 'profiles:*']);
+    expect((await call(`${api}/admin/i18n/locales`, { method: 'POST', bearer: admin, ...json({ code: 'de' }) })).status).toBe(201);
+    for (const [key, text] of [['sw.a', 'Open'], ['sw.b', 'Close'], ['sw.c', 'Save']]) {
+      expect((await call(`${api}/admin/i18n/translations`, { method: 'POST', bearer: admin, ...json({ key, translations: { en: text } }) })).status).toBeLessThan(300);
+    }
+  }, 60_000);
+  afterAll(async () => {
+    await platform?.close();
+    await new Promise<void>((resolve) => stub?.close(() => resolve()));
+  });
+
+  const de = async () => Object.fromEntries(((await call(`${api}/admin/i18n/translations?prefix=sw.`, { bearer: admin })).body.items as Array<{ key: string; translations: Record<string, string> }>).map((r) => [r.key, r.translations.de]));
+
+  it('replaces the pseudo-localized machine text with the model\'s, keeps human text, and ends', async () => {
+    const local = await translate(['--prefix=sw.', '--base-url', platform.url], secret);
+    expect(local.code).toBe(0);
+    const pseudo = await de();
+    expect(pseudo['sw.a']).toBeTruthy();
+    expect(pseudo['sw.a']).not.toBe('(de) Open');
+    expect((await call(`${api}/admin/i18n/translations`, { method: 'POST', bearer: admin, ...json({ key: 'sw.c', translations: { de: 'Speichern' } }) })).status).toBe(200);
+
+    const profile = await call(`${api}/admin/profiles`, {
+      method: 'POST',
+      bearer: admin,
+      ...json({ module: 'llm', kind: 'llm-chat', profileId: 'stub', name: 'Stub', config: { providerID: 'openai-compatible', baseURL: `http://127.0.0.1:${(stub.address() as AddressInfo).port}/v1`, model: 'stub-model' } }),
+    });
+    expect(profile.status).toBe(201);
+    expect((await call(`${api}/admin/settings/ai`, { method: 'PUT', bearer: admin, ...json({ values: { profile: 'stub' } }) })).status).toBe(200);
+
+    // Without --overwrite the current machine text stays.
+    const plain = await translate(['--prefix=sw.', '--base-url', platform.url], secret);
+    expect(plain.stdout).toMatch(/^translated 0 key\(s\)/m);
+
+    const r = await translate(['--prefix=sw.', '--overwrite', '--base-url', platform.url], secret);
+    expect(r.stderr).not.toMatch(/failed|error|stopped/);
+    expect(r.code).toBe(0);
+    // de and pl of sw.a and sw.b, pl of sw.c; the human de of sw.c is left alone.
+    expect(r.stdout).toMatch(/^translated 3 key\(s\): 5 locale\(s\) filled .* [1-9]\d* protected skipped/m);
+    expect(await de()).toEqual({ 'sw.a': '(de) Open', 'sw.b': '(de) Close', 'sw.c': 'Speichern' });
+  }, 60_000);
+});

@@ -93,6 +93,38 @@ describe('i18n automatic translation: translate-missing, review queue, glossary'
     expect(r.translations.fr).toBe('Titre');
   });
 
+  it('an explicit overwrite replaces current machine text once per pass; human text stays without includeProtected; bad instants are 400', async () => {
+    expect((await post('/admin/i18n/translations', { ns: 'ow', key: 'close', translations: { en: 'Close' } })).status).toBe(201);
+    expect((await toCompletion({ ns: 'ow' }))[0]).toMatchObject({ keysProcessed: 1, localesFilled: 3 });
+    const made = (await row('ow', 'close')).provenance;
+    await new Promise((r) => setTimeout(r, 10));
+
+    const pass = await toCompletion({ ns: 'ow', overwrite: true, includeProtected: true });
+    expect(pass[0]).toMatchObject({ keysProcessed: 1, localesFilled: 3, skippedProtected: 0, overwriteBefore: expect.any(String) });
+    expect(pass.at(-1)).toMatchObject({ keysProcessed: 0, remaining: 0 });
+    const redone = (await row('ow', 'close')).provenance;
+    for (const l of ['de', 'fr', 'pl']) {
+      expect(redone[l]).toMatchObject({ source: 'machine', source_hash: fingerprint('Close') });
+      expect(Date.parse(redone[l].at)).toBeGreaterThan(Date.parse(made[l].at));
+    }
+
+    await call(`${api}/admin/i18n/messages`, { method: 'PUT', bearer: admin, ...json({ ns: 'ow', key: 'close', locale: 'fr', value: 'Fermer' }) });
+    await new Promise((r) => setTimeout(r, 10));
+    const kept = await toCompletion({ ns: 'ow', overwrite: true });
+    expect(kept[0]).toMatchObject({ keysProcessed: 1, localesFilled: 2, skippedProtected: 1 });
+    expect((await row('ow', 'close')).translations.fr).toBe('Fermer');
+
+    const noOverwrite = await translate({ ns: 'ow', overwriteBefore: new Date().toISOString() });
+    expect(noOverwrite.status).toBe(400);
+    expect(JSON.stringify(noOverwrite.body.details)).toContain('overwriteBefore needs overwrite');
+    const future = await translate({ ns: 'ow', overwrite: true, overwriteBefore: new Date(Date.now() + 3_600_000).toISOString() });
+    expect(future.status).toBe(400);
+    expect(JSON.stringify(future.body.details)).toContain('must not be in the future');
+    const badMode = await translate({ ns: 'ow', mode: 'sometimes' });
+    expect(badMode.status).toBe(400);
+    expect(JSON.stringify(badMode.body.details)).toContain('mode must be missing or missing_and_stale');
+  });
+
   it('held candidates: listed beside the source and what readers see, approved or rejected, released by a note change', async () => {
     await post('/admin/i18n/translations', { ns: 'rev', key: 'pay', translations: { en: 'Pay' }, context: 'salary, not a button' });
     // The offline reviewer passes every pseudo-localized candidate; a flagged one is held as the gate would hold it.

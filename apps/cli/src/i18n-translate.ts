@@ -15,17 +15,18 @@ const usage = `Usage: i18n-translate [--prefix=<key prefix>] [--keys=<a,b>] [--n
                       [--overwrite] [--include-protected] [--review] [--dry-run] [--base-url=<url>]
 
 Fills missing translations (and re-translates stale machine text) of the catalog into every active
-locale, or into --locales. Human and code/seed text is never replaced without both --overwrite and
---include-protected; --overwrite alone also replaces machine text without fingerprints and text of
-unknown origin.
+locale, or into --locales. --overwrite also replaces every machine translation made before the
+command started (for example the local provider's pseudo-localized text, once a real model is
+configured) and text of unknown origin. Human, code/seed and admin-approved text is never replaced
+without both --overwrite and --include-protected.
 
 Options:
   --prefix <p>          only keys starting with p
   --keys <a,b>          only these keys (comma-separated)
   --ns <namespace>      only this namespace (default: every namespace; "" is the default bucket)
   --locales <de,fr>     only these locales (default: every active locale but the source)
-  --overwrite           also replace machine text without fingerprints and text of unknown origin
-  --include-protected   with --overwrite, also replace human and code/seed text
+  --overwrite           also replace machine text made before this run and text of unknown origin
+  --include-protected   with --overwrite, also replace human, code/seed and admin-approved text
   --review              run the review gate before writing (flagged text of a key with a note is held)
   --dry-run             report what would be translated; call no model, write nothing
   --base-url <url>      the platform's gateway (default FLOWPLANE_URL, else http://localhost:8080)
@@ -46,6 +47,8 @@ interface FillAnswer {
   memoryHits?: number;
   missingSource?: number;
   usage?: { calls?: number; promptTokens?: number; completionTokens?: number; totalTokens?: number; costUsd?: number };
+  /** With --overwrite: machine text written before this instant is replaced (the start of the pass). */
+  overwriteBefore?: string;
 }
 
 /** Keys the route takes per call at most (its request validation). */
@@ -116,6 +119,9 @@ async function main(): Promise<void> {
   let stalled = false;
   const progress = new Progress('keys');
   let dryRunAnswer: FillAnswer | undefined;
+  // One run is one overwrite pass: every call after the first replaces only what was there before
+  // the first one, so the loop ends instead of redoing its own work.
+  let overwriteBefore: string | undefined;
 
   outer: for (const slice of slices) {
     let lastRemaining = Number.POSITIVE_INFINITY;
@@ -125,7 +131,7 @@ async function main(): Promise<void> {
         const res = await fetch(`${base}/api/v1/admin/i18n/translations/translate-missing`, {
           method: 'POST',
           headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ ...body, ...(slice ? { keys: slice } : {}) }),
+          body: JSON.stringify({ ...body, ...(slice ? { keys: slice } : {}), ...(overwriteBefore ? { overwriteBefore } : {}) }),
           signal: cap.signal,
         });
         const parsedBody = (await res.json().catch(() => ({}))) as FillAnswer & { message?: string; code?: string };
@@ -134,6 +140,7 @@ async function main(): Promise<void> {
           break outer;
         }
         answer = parsedBody;
+        overwriteBefore ??= answer.overwriteBefore;
       } catch (e) {
         if (cap.signal.aborted) timedOut = true;
         else errors.push(`${(e as Error).message} (${base})`);
@@ -182,7 +189,7 @@ async function main(): Promise<void> {
           const res = await fetch(`${base}/api/v1/admin/i18n/translations/translate-missing`, {
             method: 'POST',
             headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
-            body: JSON.stringify({ ...body, ns, keys: all.slice(i, i + MAX_KEYS_PER_CALL), dryRun: true }),
+            body: JSON.stringify({ ...body, ns, keys: all.slice(i, i + MAX_KEYS_PER_CALL), dryRun: true, ...(overwriteBefore ? { overwriteBefore } : {}) }),
             signal: cap.signal,
           });
           const check = (await res.json().catch(() => ({}))) as Partial<FillAnswer>;

@@ -10,6 +10,7 @@ import { LlmTranslationEngine } from './engine/llm-translation-engine';
 import { FillTranslationsService } from './fill/fill-translations.service';
 import { TranslationFlowsSeeder } from './flows/translation-flows.seeder';
 import { MachineTranslationWriter } from './fill/machine-translation.writer';
+import { OverwritePassRepository } from './fill/overwrite-pass.repository';
 import { PendingTranslationsUseCases } from './fill/pending-translations.use-cases';
 import { GlossaryRepository } from './glossary/glossary.repository';
 import { StoredGlossaryService } from './glossary/stored-glossary.service';
@@ -44,6 +45,7 @@ import { ReviewTranslationsController } from './http/review.controller';
     StoredGlossaryService,
     { provide: GlossarySource, useExisting: StoredGlossaryService },
     MachineTranslationWriter,
+    OverwritePassRepository,
     PendingTranslationsUseCases,
     FillTranslationsService,
     { provide: FillTranslations, useExisting: FillTranslationsService },

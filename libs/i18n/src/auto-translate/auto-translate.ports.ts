@@ -154,6 +154,12 @@ export interface FillRequest {
   overwrite?: boolean;
   /** With `overwrite`, also replace human and code/seed text. */
   includeProtected?: boolean;
+  /**
+   * With `overwrite`, also replace current machine text written before this instant (epoch ms):
+   * the start of the overwrite pass. Absent: only stale machine text and machine text without
+   * fingerprints are replaced.
+   */
+  overwriteBefore?: number;
   /** Run the review gate before writing. */
   review: boolean;
   /** Keys worked on at most (the run reports what remains); absent: no cap. */

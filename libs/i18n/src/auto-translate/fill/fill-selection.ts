@@ -1,5 +1,5 @@
 import { fingerprint } from '../../coverage/fingerprint';
-import type { TranslationRow } from '../../translations/domain/translation-row.entity';
+import type { ProvenanceEntry, TranslationRow } from '../../translations/domain/translation-row.entity';
 import type { FillMode } from '../auto-translate.ports';
 
 /** What a fill run may replace (automatic translation rules 1, 3 and 6). */
@@ -7,6 +7,12 @@ export interface SelectionRules {
   mode: FillMode;
   overwrite: boolean;
   includeProtected: boolean;
+  /**
+   * With overwrite: machine text written before this instant (epoch ms) is replaced too, current or
+   * not. Text written at or after it is what this overwrite pass made, so repeating the pass with
+   * the same instant converges.
+   */
+  overwriteBefore?: number;
 }
 
 /** The fingerprints of a row's current source text and translator note. */
@@ -40,14 +46,27 @@ export function isStaleMachine(row: TranslationRow, locale: string, fp: RowFinge
   return Boolean(p.context_hash && p.context_hash !== fp.contextHash);
 }
 
+/** Machine text written before `instant` (epoch ms); text without a readable time counts as older. */
+export function writtenBefore(p: ProvenanceEntry, instant: number): boolean {
+  const at = Date.parse(p.at);
+  return !Number.isFinite(at) || at < instant;
+}
+
+/** Machine text an admin approved in the review queue: protected like human text. */
+export function isApprovedMachine(p: ProvenanceEntry): boolean {
+  return p.source === 'machine' && (p.review as { approved?: unknown } | undefined)?.approved === true;
+}
+
 /**
  * The cells of `row` a run works on, per locale:
  * - no text (or an empty one): always;
  * - `human`, `code`, `seed`: only with overwrite and includeProtected; with overwrite alone it is
  *   counted as protected;
- * - `machine`: when stale; with overwrite also when it carries no fingerprints. A current machine translation (made from this very source and note) is never redone:
- *   the same input gives nothing new, and that is what makes a capped run with overwrite converge
- *   (re-run until keysProcessed is 0);
+ * - `machine`: when stale; with overwrite also when it carries no fingerprints, and, given
+ *   `overwriteBefore`, when it was written before that instant even though it is current (another
+ *   model made it, or the `local` pseudo-localizer): text written since is this pass's own, which is
+ *   what makes a capped overwrite converge (re-run until keysProcessed is 0). Machine text an admin
+ *   approved counts as protected there, like human text;
  * - no provenance (unknown origin, never stale): only with overwrite.
  * A held or rejected candidate whose fingerprints match the row's blocks its locale; editing the
  * source or the note releases it.
@@ -85,6 +104,10 @@ export function planRow(row: TranslationRow, targets: readonly string[], sourceL
     const stale = isStaleMachine(row, locale, fingerprints);
     if (stale && (rules.mode === 'missing_and_stale' || rules.overwrite)) plan.locales.push(locale);
     else if (rules.overwrite && !p.source_hash) plan.locales.push(locale);
+    else if (rules.overwrite && rules.overwriteBefore !== undefined && writtenBefore(p, rules.overwriteBefore)) {
+      if (isApprovedMachine(p) && !rules.includeProtected) plan.protectedLocales.push(locale);
+      else plan.locales.push(locale);
+    }
   }
   return plan;
 }

@@ -35,6 +35,8 @@ class FakeEngine extends TranslationEngine {
   throwFor = new Set<string>();
   beforeAnswer?: (req: TranslateTextRequest) => Promise<void>;
   verdict?: (req: ReviewKeyRequest) => ReviewKeyResult;
+  /** Put before every translation: another model answering. */
+  label = '';
 
   async translate(req: TranslateTextRequest): Promise<TranslateTextResult> {
     this.calls.push(req);
@@ -48,7 +50,7 @@ class FakeEngine extends TranslationEngine {
       const omitted = [];
       for (const l of req.locales) {
         if (this.omit.has(l.code)) omitted.push({ locale: l.code, reason: 'dropped closing </b>' });
-        else translations[l.code] = `${l.code}:${req.text}`;
+        else translations[l.code] = `${this.label}${l.code}:${req.text}`;
       }
       return { translations, omitted, usage: USAGE, by: 'fake/model' };
     } finally {
@@ -141,6 +143,40 @@ describe('FillTranslationsService: selection by provenance and mode', () => {
     await t.seed('h', { en: ['Open', 'code'], de: ['Öffnen', 'human'], fr: 'Ouvrir', pl: 'Otwórz' });
     expect(await t.run({ includeProtected: true, keys: ['h'], allKeys: false })).toMatchObject({ keysProcessed: 0 });
     expect((await t.row('h')).translations.de).toBe('Öffnen');
+  });
+
+  it('overwrite with overwriteBefore replaces current machine text made before it (another model), converging when repeated; approved text only with includeProtected', async () => {
+    const t = setup({ locales: ['en', 'de', 'fr'] });
+    await t.seed('a', { en: ['Save', 'code'] });
+    await t.seed('b', { en: ['Save', 'code'] });
+    await t.seed('c', { en: ['Open', 'code'] });
+    await t.repo.writeCells(
+      { ns: '', key: 'c' },
+      [{ locale: 'de', value: 'Öffnen', provenance: { source: 'machine', by: 'fake/model', at: '2026-01-01T00:00:00.000Z', source_hash: fingerprint('Open'), context_hash: fingerprint(''), review: { ok: false, approved: true } } }],
+      new Date(),
+    );
+    expect(await t.run()).toMatchObject({ keysProcessed: 3, localesFilled: 5 });
+    await new Promise((r) => setTimeout(r, 5));
+    const passStart = Date.now();
+    t.engine.label = 'new:';
+    // Without an instant an overwrite leaves current machine text alone.
+    expect(await t.run({ overwrite: true })).toMatchObject({ keysProcessed: 0 });
+
+    const pass = await t.run({ overwrite: true, overwriteBefore: passStart });
+    expect(pass).toMatchObject({ keysProcessed: 3, localesFilled: 5, skippedProtected: 1, failed: [] });
+    expect((await t.row('a')).translations).toEqual({ en: 'Save', de: 'new:de:Save', fr: 'new:fr:Save' });
+    // The memory of the same source serves only what this pass made, never the text it replaces.
+    expect((await t.row('b')).translations).toEqual({ en: 'Save', de: 'new:de:Save', fr: 'new:fr:Save' });
+    expect((await t.row('c')).translations).toEqual({ en: 'Open', de: 'Öffnen', fr: 'new:fr:Open' });
+    expect((await t.row('a')).provenance.de).toMatchObject({ source: 'machine', source_hash: fingerprint('Save') });
+    // The same pass again: its own text is not redone.
+    expect(await t.run({ overwrite: true, overwriteBefore: passStart })).toMatchObject({ keysProcessed: 0, skippedProtected: 1, remaining: 0 });
+
+    const forced = await t.run({ overwrite: true, includeProtected: true, overwriteBefore: passStart, keys: ['c'], allKeys: false });
+    expect(forced).toMatchObject({ keysProcessed: 1, localesFilled: 1, skippedProtected: 0 });
+    const c = await t.row('c');
+    expect(c.translations.de).toBe('new:de:Open');
+    expect(c.provenance.de.review).toBeUndefined();
   });
 
   it('missing_and_stale re-translates machine text whose source or note changed; missing mode leaves it', async () => {

@@ -73,7 +73,12 @@ export class FillTranslationsService extends FillTranslations {
     const sourceLocale = this.config.sourceLocale;
     const targets = await this.targets(request.locales);
     const candidates = await this.selectRows(request);
-    const rules = { mode: request.mode, overwrite: Boolean(request.overwrite), includeProtected: Boolean(request.overwrite && request.includeProtected) };
+    const rules = {
+      mode: request.mode,
+      overwrite: Boolean(request.overwrite),
+      includeProtected: Boolean(request.overwrite && request.includeProtected),
+      ...(request.overwrite && request.overwriteBefore !== undefined ? { overwriteBefore: request.overwriteBefore } : {}),
+    };
     const work: WorkItem[] = [];
     for (const row of candidates) {
       const plan = planRow(row, [...targets.keys()], sourceLocale, rules);
@@ -94,7 +99,8 @@ export class FillTranslationsService extends FillTranslations {
       return report;
     }
 
-    const memory = new TranslationMemory(sourceLocale);
+    // Machine text an overwrite pass replaces is not fit to fill other keys with either.
+    const memory = new TranslationMemory(sourceLocale, rules.overwriteBefore);
     if (batch.length) {
       for (const row of await this.rows.findBySourceTexts(sourceLocale, batch.map((w) => w.row.translations[sourceLocale]))) memory.learn(row);
     }

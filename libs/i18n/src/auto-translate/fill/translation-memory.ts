@@ -1,5 +1,5 @@
 import type { TranslationRow } from '../../translations/domain/translation-row.entity';
-import { type RowFingerprints, fingerprintsOf, isStaleMachine } from './fill-selection';
+import { type RowFingerprints, fingerprintsOf, isStaleMachine, writtenBefore } from './fill-selection';
 
 /**
  * Translation memory of one fill run: the live translations of identical source text with the same
@@ -12,7 +12,11 @@ export class TranslationMemory {
   /** Memory key to the reusable texts, each with the row it lives on (human text first). */
   private readonly texts = new Map<string, Array<{ text: string; origin: string; human: boolean }>>();
 
-  constructor(private readonly sourceLocale: string) {}
+  /** `machineNotBefore` (epoch ms): machine text written before it is not reused (an overwrite pass is replacing it). */
+  constructor(
+    private readonly sourceLocale: string,
+    private readonly machineNotBefore?: number,
+  ) {}
 
   /** Adds every reusable translation of `row`. */
   learn(row: TranslationRow): void {
@@ -25,7 +29,11 @@ export class TranslationMemory {
       if (!p) continue;
       const reusable =
         p.source === 'human' ||
-        (p.source === 'machine' && Boolean(p.source_hash) && !isStaleMachine(row, locale, fp) && (p.review as { ok?: unknown } | undefined)?.ok !== false);
+        (p.source === 'machine' &&
+          Boolean(p.source_hash) &&
+          !isStaleMachine(row, locale, fp) &&
+          (p.review as { ok?: unknown } | undefined)?.ok !== false &&
+          (this.machineNotBefore === undefined || !writtenBefore(p, this.machineNotBefore)));
       if (reusable) this.add(memoryKey(fp, locale), { text, origin: originOf(row), human: p.source === 'human' });
     }
   }

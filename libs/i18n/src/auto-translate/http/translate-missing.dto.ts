@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsISO8601, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { IsNamespace, MAX_KEY_LENGTH, NO_CONTROL_CHARS } from '../../shared/i18n-fields';
 import { TargetLocalesField } from '../../shared/target-locales.field';
 import { TranslationUsageDto } from '../../shared/translation-usage.dto';
@@ -15,15 +15,29 @@ export class TranslateMissingDto {
   @IsIn(['missing', 'missing_and_stale'], { message: 'mode must be missing or missing_and_stale' })
   mode?: 'missing' | 'missing_and_stale';
 
-  @ApiPropertyOptional({ description: 'Also replace machine text without fingerprints and text of unknown origin.' })
+  @ApiPropertyOptional({
+    description:
+      'Also replace text that exists: every machine translation written before the overwrite pass started (current or stale, from any model, the `local` pseudo-localizer included) and text of unknown origin. ' +
+      'Human, code/seed and admin-approved machine text only with includeProtected (else counted in skippedProtected). ' +
+      'A pass starts with the first overwrite call of a selection and continues while calls with the same selection follow (30 minutes at most between them); text written since it started is its own and is not redone, so re-running until keysProcessed is 0 ends.',
+  })
   @IsOptional()
   @IsBoolean()
   overwrite?: boolean;
 
-  @ApiPropertyOptional({ description: 'With overwrite, also replace human and code/seed text.' })
+  @ApiPropertyOptional({ description: 'With overwrite, also replace human, code/seed and admin-approved machine text.' })
   @IsOptional()
   @IsBoolean()
   includeProtected?: boolean;
+
+  @ApiPropertyOptional({
+    format: 'date-time',
+    example: '2026-01-01T00:00:00.000Z',
+    description: 'With overwrite: replace machine text written before this instant instead of the start of the pass (the `overwriteBefore` an earlier answer gave). Not in the future.',
+  })
+  @IsOptional()
+  @IsISO8601({ strict: true }, { message: 'overwriteBefore must be an ISO 8601 date-time' })
+  overwriteBefore?: string;
 
   @TargetLocalesField()
   locales?: string[];
@@ -103,4 +117,7 @@ export class TranslateMissingResultDto {
 
   @ApiProperty({ type: TranslationUsageDto })
   usage!: TranslationUsageDto;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'With overwrite: machine text written before this instant is replaced (the start of the pass).' })
+  overwriteBefore?: string;
 }

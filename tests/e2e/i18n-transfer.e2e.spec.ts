@@ -116,10 +116,91 @@ describe('i18n export, import and coverage', () => {
     expect((await repo.find({ ns: 'shop', key: 'cart.held' }))?.translations.pl).toBeUndefined();
 
     const forced = await importFile('po', file, '&ns=shop&apply=true&force=true');
-    expect(forced.body).toMatchObject({ forced: 3 });
+    expect(forced.body).toMatchObject({ forced: 3, conflicts: [], updated: 2, created: 1 });
     const held = await repo.find({ ns: 'shop', key: 'cart.held' });
     expect(held?.translations.pl).toBe('Trzymany');
     expect(held?.pending.pl).toBeUndefined();
+  });
+
+  it('with force, counts the conflicts it writes as created or updated and lists them as overridden, not as conflicts', async () => {
+    const t = platform.services.find((s) => s.name === 'i18n')!.app.get(TranslationService);
+    await t.upsert('forcing', 'a', 'en', 'Apple', human());
+    await t.upsert('forcing', 'b', 'en', 'Bread', human());
+    await t.upsert('forcing', 'b', 'pl', 'Chleb', human());
+    await repo.setPending({ ns: 'forcing', key: 'a' }, 'pl', { text: 'Jabłko?', status: 'held', at: new Date().toISOString() }, new Date());
+    await repo.setPending({ ns: 'forcing', key: 'b' }, 'pl', { text: 'Bułka', status: 'rejected', at: new Date().toISOString() }, new Date());
+    const body = JSON.stringify({ a: 'Jabłko', b: 'Pieczywo' });
+
+    const refused = await importFile('json', body, '&ns=forcing&locale=pl&apply=true');
+    expect(refused.body).toMatchObject({ created: 0, updated: 0, forced: 0, overridden: [] });
+    expect(refused.body.conflicts.map((c: { key: string }) => c.key)).toEqual(['a', 'b']);
+
+    const dry = await importFile('json', body, '&ns=forcing&locale=pl&force=true');
+    expect(dry.body).toMatchObject({ dryRun: true, created: 1, updated: 1, conflicts: [], forced: 0 });
+    expect(dry.body.overridden.map((c: { key: string }) => c.key)).toEqual(['a', 'b']);
+
+    const applied = await importFile('json', body, '&ns=forcing&locale=pl&force=true&apply=true');
+    expect(applied.body).toMatchObject({ dryRun: false, created: 1, updated: 1, conflicts: [], forced: 2 });
+    expect(applied.body.overridden).toEqual([
+      { key: 'a', reasons: ['pending_review'], current: '', imported: 'Jabłko' },
+      { key: 'b', reasons: ['pending_review'], current: 'Chleb', imported: 'Pieczywo' },
+    ]);
+    expect((await repo.find({ ns: 'forcing', key: 'b' }))?.translations.pl).toBe('Pieczywo');
+  });
+
+  it('refuses imported texts that break their source (placeholders, template fields, plural categories, tags and attributes) unless force, naming each', async () => {
+    const t = platform.services.find((s) => s.name === 'i18n')!.app.get(TranslationService);
+    await t.upsert('fmt', 'cart.count', 'en', 'Your {cart} has {n} items', human());
+    await t.upsert('fmt', 'greet', 'en', 'Hello {{.Name}}', human());
+    await t.upsert('fmt', 'days', 'en', EN_PLURAL, human());
+    await t.upsert('fmt', 'terms', 'en', 'Read <a href="/terms">the terms</a>', human());
+    await t.upsert('fmt', 'save', 'en', 'Press <b>Save</b>', human());
+    await t.upsert('fmt', 'fine', 'en', 'Hello {name}', human());
+    const file = JSON.stringify({
+      'cart.count': 'Twój {kart} ma {n} rzeczy',
+      greet: 'Cześć {{.Nam}}',
+      days: '{count, plural, one {# dzień} other {# dni}}',
+      terms: 'Przeczytaj <a href="/warunki">warunki</a>',
+      save: 'Naciśnij <b>Zapisz',
+      fine: 'Cześć {name}',
+    });
+    const expected = [
+      { key: 'cart.count', reason: 'placeholder {cart} missing', source: 'Your {cart} has {n} items', imported: 'Twój {kart} ma {n} rzeczy', written: false },
+      { key: 'greet', reason: 'template field {{ .Name }} missing', source: 'Hello {{.Name}}', imported: 'Cześć {{.Nam}}', written: false },
+      { key: 'days', reason: "plural branch 'few' missing (pl needs one, few, many, other)", source: EN_PLURAL, imported: '{count, plural, one {# dzień} other {# dni}}', written: false },
+      { key: 'terms', reason: 'attribute href of <a> changed from "/terms" to "/warunki"', source: 'Read <a href="/terms">the terms</a>', imported: 'Przeczytaj <a href="/warunki">warunki</a>', written: false },
+      { key: 'save', reason: 'dropped closing </b>', source: 'Press <b>Save</b>', imported: 'Naciśnij <b>Zapisz', written: false },
+    ];
+
+    const dry = await importFile('json', file, '&ns=fmt&locale=pl');
+    expect(dry.status).toBe(200);
+    expect(dry.body).toMatchObject({ dryRun: true, created: 1, updated: 0, conflicts: [], broken: expected });
+
+    const applied = await importFile('json', file, '&ns=fmt&locale=pl&apply=true');
+    expect(applied.body).toMatchObject({ created: 1, forced: 0, broken: expected });
+    const catalog = await call(`${api}/i18n/messages?ns=fmt&locale=pl`);
+    expect(catalog.body.messages).toEqual({ fine: 'Cześć {name}' });
+
+    const forced = await importFile('json', file, '&ns=fmt&locale=pl&apply=true&force=true');
+    expect(forced.body).toMatchObject({ created: 5, unchanged: 1, forced: 5, broken: expected.map((b) => ({ ...b, written: true })) });
+    expect((await repo.find({ ns: 'fmt', key: 'greet' }))?.translations.pl).toBe('Cześć {{.Nam}}');
+  });
+
+  it('checks PO and XLIFF imports too, a new key against the source text the file brings', async () => {
+    const t = platform.services.find((s) => s.name === 'i18n')!.app.get(TranslationService);
+    await t.upsert('fmt2', 'greet', 'en', 'Hello {{.Name}}', human());
+    const po = 'msgid ""\nmsgstr ""\n"Language: pl\\n"\n\nmsgctxt "greet"\nmsgid "Hello {{.Name}}"\nmsgstr "Cześć {{.Nam}}"\n';
+    const poReport = await importFile('po', po, '&ns=fmt2&apply=true');
+    expect(poReport.status).toBe(200);
+    expect(poReport.body).toMatchObject({ created: 0, broken: [{ key: 'greet', reason: 'template field {{ .Name }} missing', written: false }] });
+    expect((await repo.find({ ns: 'fmt2', key: 'greet' }))?.translations.pl).toBeUndefined();
+
+    const xml = `<xliff xmlns="urn:oasis:names:tc:xliff:document:2.0" version="2.0" srcLang="en" trgLang="pl">
+  <file id="f"><unit id="hello"><segment><source>Hi {name}, see {count, plural, one {# file} other {# files}}</source><target>Cześć {imie}, zobacz {count, plural, one {# plik} few {# pliki} many {# plików} other {# pliku}}</target></segment></unit></file>
+</xliff>`;
+    const xliff = await importFile('xliff', xml, '&ns=fmt2&apply=true');
+    expect(xliff.body).toMatchObject({ created: 0, broken: [{ key: 'hello', reason: 'placeholder {name} missing', source: 'Hi {name}, see {count, plural, one {# file} other {# files}}' }] });
+    expect(await repo.find({ ns: 'fmt2', key: 'hello' })).toBeNull();
   });
 
   it('answers 400 with the parser line for a file in the wrong format', async () => {

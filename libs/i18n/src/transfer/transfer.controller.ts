@@ -94,7 +94,10 @@ export class TransferController {
       'or the field `file` of a multipart/form-data upload, as the Weblate and Tolgee upload APIs take it (format from ?format=, else the file name: .json, .xlf/.xliff, .po). At most 5 MB. ' +
       'JSON may be flat or nested (nested keys join with dots). Written texts get provenance human. New keys are created with the file\'s source text and note and announced by i18n.keys_changed (reason added); ' +
       'a file in the source locale that changes a source text announces source_changed. ' +
-      'A conflict is an imported text that differs from the stored one while (a) the locale holds a candidate of the review gate, (b) the stored text is human and changed after the export (?since= or the PO header X-Flowplane-Exported-At), or (c) the file was made from another source text; conflicts are reported and written only with force=true. ' +
+      'A conflict is an imported text that differs from the stored one while (a) the locale holds a candidate of the review gate, (b) the stored text is human and changed after the export (?since= or the PO header X-Flowplane-Exported-At), or (c) the file was made from another source text; conflicts are reported and written only with force=true (then listed in `overridden` and counted in created or updated). ' +
+      'Every changed text of a locale other than the source locale is checked against its source text (the stored one; for a new key, the file\'s) with the format signature machine translation uses: ' +
+      '`{placeholder}` names, Go-template fields, settings tokens, ICU plural and select structure with the plural categories the target language needs (Polish one, few, many, other), HTML tags and their attribute values (alt, title, placeholder and aria labels may be translated). ' +
+      'A text that breaks it is listed in `broken` with the reason and left alone unless force=true (then written, written: true). ' +
       'Untranslated entries (empty target, fuzzy PO entries) are never imported, so an import never removes a translation.',
   })
   @ApiConsumes('application/json', 'application/xliff+xml', 'application/x-xliff+xml', 'text/x-gettext-translation', 'text/plain', 'multipart/form-data')

@@ -50,7 +50,7 @@ export class ImportQueryDto {
   @IsIn(BOOLEAN)
   apply?: 'true' | 'false';
 
-  @ApiPropertyOptional({ enum: BOOLEAN, default: 'false', description: 'Write conflicting values too (they are still reported).' })
+  @ApiPropertyOptional({ enum: BOOLEAN, default: 'false', description: 'Write conflicting values and values that break their source\'s format too (reported in `overridden` and `broken`).' })
   @IsOptional()
   @IsIn(BOOLEAN)
   force?: 'true' | 'false';
@@ -79,17 +79,37 @@ export class ImportConflictDto {
   @ApiProperty({ description: 'Text in the file.' }) imported!: string;
 }
 
+export class ImportBrokenCellDto {
+  @ApiProperty() key!: string;
+  @ApiProperty({
+    description: 'Why the text breaks its source\'s format, as the machine-translation check names it: "placeholder {cart} missing", "template field {{ .Name }} missing", ' +
+      '"plural branch \'few\' missing (pl needs one, few, many, other)", "ICU message syntax broken (…)", "dropped closing </b>", or attribute href of <a> changed from "/a" to "/b".',
+    example: 'placeholder {cart} missing',
+  })
+  reason!: string;
+  @ApiProperty({ description: 'The source-locale text it was checked against (the stored one; for a new key, the file\'s).' }) source!: string;
+  @ApiProperty({ description: 'Text in the file.' }) imported!: string;
+  @ApiProperty({ description: 'Written anyway because of force=true (always false on a dry run).' }) written!: boolean;
+}
+
 export class ImportReportDto {
   @ApiProperty({ description: 'True unless apply=true: nothing was written.' }) dryRun!: boolean;
   @ApiProperty({ enum: TRANSFER_FORMATS }) format!: string;
   @ApiProperty() ns!: string;
   @ApiProperty() locale!: string;
-  @ApiProperty({ description: 'Translations the locale did not have (new keys included).' }) created!: number;
-  @ApiProperty({ description: 'Translations whose text changes.' }) updated!: number;
+  @ApiProperty({ description: 'Translations the locale did not have (new keys included); on a dry run, those apply would create. Includes what force=true writes.' }) created!: number;
+  @ApiProperty({ description: 'Translations whose text changes; on a dry run, those apply would change. Includes what force=true writes.' }) updated!: number;
   @ApiProperty({ description: 'Translations equal to the stored text.' }) unchanged!: number;
   @ApiProperty({ description: 'Entries the file leaves untranslated (empty target, fuzzy PO entries): never imported.' }) untranslated!: number;
-  @ApiProperty({ type: [ImportConflictDto], description: 'Not written unless force=true; not counted in created or updated.' }) conflicts!: ImportConflictDto[];
-  @ApiProperty({ description: 'Conflicts written because of force=true.' }) forced!: number;
+  @ApiProperty({ type: [ImportConflictDto], description: 'Conflicts left alone (without force=true); not counted in created or updated.' }) conflicts!: ImportConflictDto[];
+  @ApiProperty({ type: [ImportConflictDto], description: 'Conflicts written (on a dry run: that apply would write) because of force=true; counted in created or updated, not in conflicts.' })
+  overridden!: ImportConflictDto[];
+  @ApiProperty({
+    type: [ImportBrokenCellDto],
+    description: 'Every changed text that breaks its source\'s format signature (the one /admin/ai/translate validates with). Left alone unless force=true; then written (written: true) and counted in created or updated.',
+  })
+  broken!: ImportBrokenCellDto[];
+  @ApiProperty({ description: 'Texts written only because of force=true: overridden conflicts and broken texts (0 on a dry run).' }) forced!: number;
 }
 
 export class CoverageQueryDto {

@@ -1,7 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainException, type FieldProblem } from '@flowplane/platform/http';
+import { validate } from '../auto-translate/engine/format-signature';
 import { I18nConfig } from '../i18n.config';
+import { languageTag } from '../locales/domain/language-tag';
 import { LOCALE_CODE_PATTERN } from '../locales/domain/locale.entity';
+import { LocaleRepository } from '../locales/persistence/locale.repository';
 import type { TranslationRow } from '../translations/domain/translation-row.entity';
 import { TranslationRepository } from '../translations/persistence/translation.repository';
 import { WriteTranslationUseCase } from '../translations/use-cases/write-translation.use-case';
@@ -26,20 +29,37 @@ export interface ImportConflict {
   imported: string;
 }
 
+/** An imported text that breaks its source's format (the check machine translation passes, rule 10). */
+export interface BrokenCell {
+  key: string;
+  /** What breaks: "placeholder {cart} missing", "template field {{ .Name }} missing", "dropped closing </b>". */
+  reason: string;
+  /** The source-locale text it was checked against. */
+  source: string;
+  imported: string;
+  /** Written anyway because of `force=true` (always false on a dry run). */
+  written: boolean;
+}
+
 export interface ImportReport {
   dryRun: boolean;
   format: TransferFormat;
   ns: string;
   locale: string;
-  /** Translations the locale did not have (new keys included). */
+  /** Translations the locale did not have (new keys included), written or, on a dry run, to be written. */
   created: number;
   /** Translations whose text changes. */
   updated: number;
   unchanged: number;
   /** Entries the file leaves untranslated (empty target, fuzzy): never imported. */
   untranslated: number;
+  /** Conflicts left alone (without `force=true`). */
   conflicts: ImportConflict[];
-  /** Conflicts written anyway because of `force=true` (0 on a dry run). */
+  /** Conflicts written (on a dry run: to be written) because of `force=true`; counted in created or updated. */
+  overridden: ImportConflict[];
+  /** Every changed text that breaks its source's format; written only with `force=true`. */
+  broken: BrokenCell[];
+  /** Texts written only because of `force=true`, overridden conflicts and broken texts alike (0 on a dry run). */
   forced: number;
 }
 
@@ -108,7 +128,9 @@ export class ExportTranslationsUseCase {
  * Reads a translation file into one (namespace, locale). A dry run unless `apply`; every written
  * text gets provenance `human`. New keys are created with the file's source text and note (a bulk
  * registration: `i18n.keys_changed` with reason `added`); a file in the source locale changes
- * source texts (`source_changed`). Conflicts are reported and left alone unless `force`.
+ * source texts (`source_changed`). Conflicts, and texts that break the source's format signature
+ * (placeholders, Go-template fields, ICU structure and the target's plural categories, HTML tags and
+ * their attributes), are reported and left alone unless `force`.
  */
 @Injectable()
 export class ImportTranslationsUseCase {
@@ -116,6 +138,7 @@ export class ImportTranslationsUseCase {
     @Inject(TranslationRepository) private readonly rows: TranslationRepository,
     @Inject(WriteTranslationUseCase) private readonly writer: WriteTranslationUseCase,
     @Inject(I18nConfig) private readonly config: I18nConfig,
+    @Inject(LocaleRepository) private readonly locales: LocaleRepository,
   ) {}
 
   async execute(req: ImportRequest): Promise<ImportReport> {
@@ -131,8 +154,12 @@ export class ImportTranslationsUseCase {
     const since = req.since ?? (sinceText && !Number.isNaN(Date.parse(sinceText)) ? new Date(sinceText) : undefined);
     const sourceLocale = this.config.sourceLocale;
     const existing = await this.rows.findMany(req.ns, [...new Set(parsed.entries.map((e) => e.key))]);
+    // The target's plural categories come from its language (catalog rule 10: the registry's, else the alias table).
+    const language = languageTag((await this.locales.find(locale)) ?? { code: locale });
 
-    const report: ImportReport = { dryRun: !req.apply, format: req.format, ns: req.ns, locale, created: 0, updated: 0, unchanged: 0, untranslated: 0, conflicts: [], forced: 0 };
+    const report: ImportReport = {
+      dryRun: !req.apply, format: req.format, ns: req.ns, locale, created: 0, updated: 0, unchanged: 0, untranslated: 0, conflicts: [], overridden: [], broken: [], forced: 0,
+    };
     const writes: { key: string; value: string; row?: TranslationRow; source?: string; note?: string }[] = [];
     const seen = new Set<string>();
     for (const entry of parsed.entries) {
@@ -155,11 +182,23 @@ export class ImportTranslationsUseCase {
       if (row && entry.source !== undefined && locale !== sourceLocale && comparableSource(req.format, row.translations[sourceLocale], row.key) !== entry.source) {
         reasons.push('source_changed');
       }
-      if (reasons.length) {
-        report.conflicts.push({ key: entry.key, reasons, current: current ?? '', imported: entry.value });
-        if (!req.force) continue;
+      // A human text is served as it is, so it must keep what the source's readers rely on, as a
+      // machine one must: checked against the stored source, or for a new key the file's own.
+      const source = locale === sourceLocale ? undefined : (row?.translations[sourceLocale] ?? entry.source);
+      const brokenReason = source !== undefined ? validate(source, entry.value, { language }) : undefined;
+      const conflict = reasons.length ? { key: entry.key, reasons, current: current ?? '', imported: entry.value } : undefined;
+      const broken = brokenReason !== undefined && source !== undefined ? { key: entry.key, reason: brokenReason, source, imported: entry.value, written: false } : undefined;
+      if (broken) report.broken.push(broken);
+      if (conflict || broken) {
+        if (!req.force) {
+          if (conflict) report.conflicts.push(conflict);
+          continue;
+        }
+        if (conflict) report.overridden.push(conflict);
+        if (broken) broken.written = req.apply;
         if (req.apply) report.forced++;
-      } else if (current !== undefined) report.updated++;
+      }
+      if (current !== undefined) report.updated++;
       else report.created++;
       writes.push({ key: entry.key, value: entry.value, row, source: entry.source, note: entry.note });
     }

@@ -79,6 +79,21 @@ describe('flowctl', () => {
     expect(strict.stdout).toContain('FDL050');
   });
 
+  it('warns about a form A version it does not read, naming the ones it reads; --strict then fails', () => {
+    for (const version of ['"2.0"', '"1.1"', '"1.0.0"']) {
+      const file = path.join(dir, 'versioned.yaml');
+      writeFileSync(file, `version: ${version}\ntitle: t\n`);
+      const lax = flowctl(['validate', file]);
+      expect({ version, code: lax.code }).toEqual({ version, code: 0 });
+      expect(lax.stdout).toContain(`warning UNSUPPORTED_VERSION version ${version} is not one this converter reads (it reads "1.0")`);
+      const strict = flowctl(['validate', file, '--strict']);
+      expect({ version, code: strict.code }).toEqual({ version, code: 1 });
+    }
+    const current = path.join(dir, 'current.yaml');
+    writeFileSync(current, 'version: "1.0"\ntitle: t\n');
+    expect(flowctl(['validate', current, '--strict']).code).toBe(0);
+  });
+
   it('validate fails (exit 1) on documents that would compile to broken output, naming each problem', () => {
     const file = path.join(dir, 'model-errors.yaml');
     writeFileSync(

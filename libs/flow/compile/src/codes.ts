@@ -6,6 +6,9 @@ export interface DiagnosticCodeInfo {
   rule: string;
 }
 
+/** The form A `version` values the converter reads (spec "Versioning": form A uses version 1.0). */
+export const FORM_A_VERSIONS: readonly string[] = ['1.0'];
+
 /** The spec's validation codes of the flow definition validator ("Errors" table), exactly. */
 export const VALIDATION_CODES = {
   FDL001: { severity: 'error', rule: 'document is nil' },
@@ -44,10 +47,13 @@ export type PipelineCode = keyof typeof PIPELINE_CODES;
 
 /**
  * Checks beyond the spec's table, for documents that would compile to broken output (a schedule that
- * never fires, an operation no client can call, a graph the runtime refuses). All errors: `flowctl
- * validate` exits 1 and the compile route answers 422.
+ * never fires, an operation no client can call, a graph the runtime refuses). Errors, so `flowctl
+ * validate` exits 1 and the compile route answers 422; UNSUPPORTED_VERSION alone is a warning (the
+ * document is read as 1.0, which may not be what its author meant: `--strict` fails on it).
  */
 export const MODEL_CODES = {
+  /** Form A `version` is set but is not a version the converter reads (FORM_A_VERSIONS). */
+  UNSUPPORTED_VERSION: { severity: 'warning', rule: 'form A version is not one the converter reads (1.0)' },
   /** A schedule's cron is missing or not a valid five-field expression (UTC). */
   CRON: { severity: 'error', rule: 'schedule cron is not a valid five-field expression' },
   /** Two items of one section share a name (names are how items refer to each other). */

@@ -168,6 +168,19 @@ describe('model checks beyond the spec table (errors)', () => {
   });
 });
 
+describe('form A version', () => {
+  it.each(['"2.0"', '"1.1"', '"1.0.0"', '2'])('warns (UNSUPPORTED_VERSION) about version %s, naming the versions it reads', (version) => {
+    const { diagnostics } = readDocument(`version: ${version}\ntitle: t\n`);
+    expect(diagnostics).toEqual([
+      expect.objectContaining({ code: 'UNSUPPORTED_VERSION', severity: 'warning', path: '/version', position: expect.objectContaining({ line: 1 }), message: expect.stringContaining('(it reads "1.0")') }),
+    ]);
+  });
+
+  it.each(['"1.0"', '1.0', '1'])('reads version %s without a diagnostic', (version) => {
+    expect(readDocument(`version: ${version}\ntitle: t\n`).diagnostics).toEqual([]);
+  });
+});
+
 describe('validateDocument', () => {
   it('adds a TOOL_NAME warning for every tool the export would rename, with its position', () => {
     const doc = 'version: "1.0"\nactions:\n  - name: order.place\n  - name: order_place\nentities:\n  - name: order\n    fields: {}\n';

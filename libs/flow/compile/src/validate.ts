@@ -1,5 +1,5 @@
 import { CronExpressionParser } from 'cron-parser';
-import { MODEL_CODES, type ModelCode, VALIDATION_CODES, type ValidationCode } from './codes';
+import { FORM_A_VERSIONS, MODEL_CODES, type ModelCode, VALIDATION_CODES, type ValidationCode } from './codes';
 import { isFieldType } from './field-types';
 import { type ApiModel, CHANNEL_PROTOCOLS, type Diagnostic, type FieldMap, type ModelField } from './model';
 import { jsonPointer, type SourceMap } from './source';
@@ -47,6 +47,9 @@ export function validateModel(model: ApiModel | null | undefined, options: Valid
   }
 
   if (!model.version?.trim()) report('FDL002', '/version', 'version is empty (form A documents use version "1.0")');
+  else if (!FORM_A_VERSIONS.includes(model.version.trim())) {
+    report('UNSUPPORTED_VERSION', '/version', `version "${model.version}" is not one this converter reads (it reads ${FORM_A_VERSIONS.map((v) => `"${v}"`).join(', ')}); the document is read as ${FORM_A_VERSIONS[0]}`);
+  }
 
   const duplicates = (section: string, what: string, items: ReadonlyArray<{ name: string }> | undefined) => {
     const first = new Map<string, number>();

@@ -126,6 +126,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/admin/i18n/report-keys': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Register keys from a build-time extractor (admin; works while I18N_AUTOREGISTER=false)
+     * @description The authenticated form of `POST /i18n/report-keys`, for production, where that public route is off: `i18n-extract` reports through it when it has an admin token (`FLOWPLANE_TOKEN`, or one it mints with `AUTH_JWT_SECRET`). Same body and answer and the same rules: a new key is stored with its text in the source locale (provenance `code`); the text of a key that exists is never changed; a `context` is upserted on new and existing keys (`contextUpdated`); modules accumulate on the key, idempotently, and never touch translations. New keys and changed notes publish `i18n.keys_changed`. Not rate limited (the caller is an admin); at most 500 keys per call.
+     */
+    post: operations['i18n_AdminReportKeys_report'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/admin/i18n/export': {
     parameters: {
       query?: never;
@@ -157,7 +177,7 @@ export interface paths {
     put?: never;
     /**
      * Import a JSON, XLIFF 2.0 or gettext PO file into one namespace and locale; a dry run unless apply=true
-     * @description The file is the raw request body (Content-Type application/json, application/xliff+xml or application/x-xliff+xml, text/x-gettext-translation or text/plain for PO; ?format= overrides) or the field `file` of a multipart/form-data upload, as the Weblate and Tolgee upload APIs take it (format from ?format=, else the file name: .json, .xlf/.xliff, .po). At most 5 MB. JSON may be flat or nested (nested keys join with dots). Written texts get provenance human. New keys are created with the file's source text and note and announced by i18n.keys_changed (reason added); a file in the source locale that changes a source text announces source_changed. A conflict is an imported text that differs from the stored one while (a) the locale holds a candidate of the review gate, (b) the stored text is human and changed after the export (?since= or the PO header X-Flowplane-Exported-At), or (c) the file was made from another source text; conflicts are reported and written only with force=true. Untranslated entries (empty target, fuzzy PO entries) are never imported, so an import never removes a translation.
+     * @description The file is the raw request body (Content-Type application/json, application/xliff+xml or application/x-xliff+xml, text/x-gettext-translation or text/plain for PO; ?format= overrides) or the field `file` of a multipart/form-data upload, as the Weblate and Tolgee upload APIs take it (format from ?format=, else the file name: .json, .xlf/.xliff, .po). At most 5 MB. JSON may be flat or nested (nested keys join with dots). Written texts get provenance human. New keys are created with the file's source text and note and announced by i18n.keys_changed (reason added); a file in the source locale that changes a source text announces source_changed. A conflict is an imported text that differs from the stored one while (a) the locale holds a candidate of the review gate, (b) the stored text is human and changed after the export (?since= or the PO header X-Flowplane-Exported-At), or (c) the file was made from another source text; conflicts are reported and written only with force=true (then listed in `overridden` and counted in created or updated). Every changed text of a locale other than the source locale is checked against its source text (the stored one; for a new key, the file's) with the format signature machine translation uses: `{placeholder}` names, Go-template fields, settings tokens, ICU plural and select structure with the plural categories the target language needs (Polish one, few, many, other), HTML tags and their attribute values (alt, title, placeholder and aria labels may be translated). A text that breaks it is listed in `broken` with the reason and left alone unless force=true (then written, written: true). Untranslated entries (empty target, fuzzy PO entries) are never imported, so an import never removes a translation.
      */
     post: operations['i18n_Transfer_import'];
     delete?: never;
@@ -419,7 +439,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Sitemap: every page under every active locale with hreflang alternates (also at /sitemap.xml) */
+    /**
+     * Sitemap: every page under each active locale it has content in, with hreflang alternates (also at /sitemap.xml)
+     * @description A page is listed under a locale when its body has text in that locale or its base language (a page without any body text: its title); a locale that would only show the fallback text is not listed. Alternates name every listed locale plus `x-default` (the fallback locale's version when listed, else the first). `lastmod` is left out for a page stored without a time.
+     */
     get: operations['i18n_PublicContent_sitemapXml'];
     put?: never;
     post?: never;
@@ -797,6 +820,20 @@ export interface components {
       /** @description Text in the file. */
       imported: string;
     };
+    ImportBrokenCellDto: {
+      key: string;
+      /**
+       * @description Why the text breaks its source's format, as the machine-translation check names it: "placeholder {cart} missing", "template field {{ .Name }} missing", "plural branch 'few' missing (pl needs one, few, many, other)", "ICU message syntax broken (…)", "dropped closing </b>", or attribute href of <a> changed from "/a" to "/b".
+       * @example placeholder {cart} missing
+       */
+      reason: string;
+      /** @description The source-locale text it was checked against (the stored one; for a new key, the file's). */
+      source: string;
+      /** @description Text in the file. */
+      imported: string;
+      /** @description Written anyway because of force=true (always false on a dry run). */
+      written: boolean;
+    };
     ImportReportDto: {
       /** @description True unless apply=true: nothing was written. */
       dryRun: boolean;
@@ -804,17 +841,21 @@ export interface components {
       format: 'json' | 'xliff' | 'po';
       ns: string;
       locale: string;
-      /** @description Translations the locale did not have (new keys included). */
+      /** @description Translations the locale did not have (new keys included); on a dry run, those apply would create. Includes what force=true writes. */
       created: number;
-      /** @description Translations whose text changes. */
+      /** @description Translations whose text changes; on a dry run, those apply would change. Includes what force=true writes. */
       updated: number;
       /** @description Translations equal to the stored text. */
       unchanged: number;
       /** @description Entries the file leaves untranslated (empty target, fuzzy PO entries): never imported. */
       untranslated: number;
-      /** @description Not written unless force=true; not counted in created or updated. */
+      /** @description Conflicts left alone (without force=true); not counted in created or updated. */
       conflicts: components['schemas']['ImportConflictDto'][];
-      /** @description Conflicts written because of force=true. */
+      /** @description Conflicts written (on a dry run: that apply would write) because of force=true; counted in created or updated, not in conflicts. */
+      overridden: components['schemas']['ImportConflictDto'][];
+      /** @description Every changed text that breaks its source's format signature (the one /admin/ai/translate validates with). Left alone unless force=true; then written (written: true) and counted in created or updated. */
+      broken: components['schemas']['ImportBrokenCellDto'][];
+      /** @description Texts written only because of force=true: overridden conflicts and broken texts (0 on a dry run). */
       forced: number;
     };
     CoveragePercentDto: {
@@ -1054,10 +1095,22 @@ export interface components {
       reason?: string;
     };
     TranslateMissingDto: {
-      /** @description Also replace machine text without fingerprints and text of unknown origin. */
+      /**
+       * @description `missing` fills only locales without text; `missing_and_stale` also re-translates machine text whose source text or translator note changed since it was made (what `i18n-translate` sends).
+       * @default missing
+       * @enum {string}
+       */
+      mode: 'missing' | 'missing_and_stale';
+      /** @description Also replace text that exists: every machine translation written before the overwrite pass started (current or stale, from any model, the `local` pseudo-localizer included) and text of unknown origin. Human, code/seed and admin-approved machine text only with includeProtected (else counted in skippedProtected). A pass starts with the first overwrite call of a selection and continues while calls with the same selection follow (30 minutes at most between them); text written since it started is its own and is not redone, so re-running until keysProcessed is 0 ends. */
       overwrite?: boolean;
-      /** @description With overwrite, also replace human and code/seed text. */
+      /** @description With overwrite, also replace human, code/seed and admin-approved machine text. */
       includeProtected?: boolean;
+      /**
+       * Format: date-time
+       * @description With overwrite: replace machine text written before this instant instead of the start of the pass (the `overwriteBefore` an earlier answer gave). Not in the future.
+       * @example 2026-01-01T00:00:00.000Z
+       */
+      overwriteBefore?: string;
       /**
        * @description Locale codes; absent: every active locale but the source.
        * @example [
@@ -1107,6 +1160,11 @@ export interface components {
       /** @description Keys skipped because they have no source-language text. */
       missingSource: number;
       usage: components['schemas']['TranslationUsageDto'];
+      /**
+       * Format: date-time
+       * @description With overwrite: machine text written before this instant is replaced (the start of the pass).
+       */
+      overwriteBefore?: string;
     };
     PageSeoDto: {
       /**
@@ -1207,10 +1265,16 @@ export interface components {
        * @example privacy
        */
       seededFrom?: string;
-      /** Format: date-time */
-      createdAt: string;
-      /** Format: date-time */
-      updatedAt: string;
+      /**
+       * Format: date-time
+       * @description Creation time; null when the record was stored without it (written by an older version or by hand).
+       */
+      createdAt: string | null;
+      /**
+       * Format: date-time
+       * @description Last edit; null when the record was stored without it (written by an older version or by hand).
+       */
+      updatedAt: string | null;
     };
     PagePageDto: {
       items: components['schemas']['PageViewDto'][];
@@ -1254,10 +1318,16 @@ export interface components {
       /** @description As stored, `_i18n` markers intact. */
       data: Record<string, never>;
       translation: components['schemas']['TranslationStateDto'];
-      /** Format: date-time */
-      createdAt: string;
-      /** Format: date-time */
-      updatedAt: string;
+      /**
+       * Format: date-time
+       * @description Creation time; null when the record was stored without it (written by an older version or by hand).
+       */
+      createdAt: string | null;
+      /**
+       * Format: date-time
+       * @description Last edit; null when the record was stored without it (written by an older version or by hand).
+       */
+      updatedAt: string | null;
     };
     FragmentPageDto: {
       items: components['schemas']['FragmentViewDto'][];
@@ -1310,8 +1380,11 @@ export interface components {
        */
       body: string;
       seo: components['schemas']['PublicSeoDto'];
-      /** Format: date-time */
-      updatedAt: string;
+      /**
+       * Format: date-time
+       * @description Last edit; null when the record was stored without it (written by an older version or by hand).
+       */
+      updatedAt: string | null;
     };
     PublicFragmentDto: {
       /** @example footer */
@@ -1941,7 +2014,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description I18N_AUTOREGISTER=false. */
+      /** @description I18N_AUTOREGISTER=false (code I18N_AUTOREGISTER_DISABLED): a build-time extractor registers keys through the admin route POST /admin/i18n/report-keys instead. */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2321,6 +2394,74 @@ export interface operations {
       };
     };
   };
+  i18n_AdminReportKeys_report: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ReportKeysDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ReportKeysResultDto'];
+        };
+      };
+      /** @description More than 500 keys, a key over 200 or a text over 10,000 characters, unknown fields. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Missing or invalid bearer token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Inactive user, or missing admin:access. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The request body is larger than the limit. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description Too many requests from this client; retry after the seconds in `Retry-After`. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+    };
+  };
   i18n_Transfer_export: {
     parameters: {
       query: {
@@ -2411,7 +2552,7 @@ export interface operations {
         format?: 'json' | 'xliff' | 'po';
         /** @description Write the changes. Without it the import is a dry run that only reports. */
         apply?: 'true' | 'false';
-        /** @description Write conflicting values too (they are still reported). */
+        /** @description Write conflicting values and values that break their source's format too (reported in `overridden` and `broken`). */
         force?: 'true' | 'false';
         /** @description ISO time of the export the file was made from (the export's X-Exported-At). PO files exported here carry it in their header; otherwise human edits made after the export are not detected as conflicts. */
         since?: string;
@@ -3098,6 +3239,7 @@ export interface operations {
           'application/json': components['schemas']['TranslateMissingResultDto'];
         };
       };
+      /** @description Invalid fields (named in details); overwriteBefore without overwrite or in the future. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3814,7 +3956,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description sitemaps.org 0.9 XML with xhtml:link alternates. */
+      /** @description sitemaps.org 0.9 XML with xhtml:link alternates, x-default included. */
       200: {
         headers: {
           [name: string]: unknown;

@@ -163,6 +163,26 @@ describe('localized content: translation runs, review queue, preview, sweep', ()
     await until(() => search('pages-de', 'Fahrkarten Boote'), (r) => r.status === 200 && !r.body.hits.some((h: { id: string }) => h.id === 'ferry'), 15_000, 100);
   }, 60_000);
 
+  it('keeps page search in step with settings and locales: a renamed site reindexes its pages, a new locale gets every page', async () => {
+    const search = (index: string, text: string) => call(`${api}/search/indexes/${index}/query`, { method: 'POST', bearer: admin, ...json({ text, limit: 10 }) });
+    const titled = (index: string, text: string, title: string) =>
+      until(() => search(index, text), (r) => r.status === 200 && r.body.hits?.some((h: { id: string; payload: { title: string } }) => h.id === 'welcome' && h.payload.title === title), 15_000, 100);
+    const settings = (name: unknown) => call(`${api}/admin/settings/site`, { method: 'PUT', bearer: admin, ...json({ values: { name } }) });
+    expect((await settings('Acme')).status).toBe(200);
+    expect((await putPage('welcome', { title: { en: 'Welcome to [[ site.name ]]' }, body: { en: '<p>Opening hours and directions.</p>' } })).status).toBe(201);
+    await titled('pages-en', 'Welcome opening hours', 'Welcome to Acme');
+    // No page write: the settings change alone refreshes what search holds.
+    expect((await settings('Globex')).status).toBe(200);
+    await titled('pages-en', 'Welcome opening hours', 'Welcome to Globex');
+    // A locale added now: every page is indexed in it, also those untouched since (the seeded privacy page).
+    expect((await call(`${api}/admin/i18n/locales`, { method: 'POST', bearer: admin, ...json({ code: 'fr' }) })).status).toBe(201);
+    await titled('pages-fr', 'Welcome opening hours', 'Welcome to Globex');
+    const privacy = await until(() => search('pages-fr', 'privacy policy'), (r) => r.status === 200 && r.body.hits?.some((h: { id: string }) => h.id === 'privacy'), 15_000, 100);
+    expect(privacy.status).toBe(200);
+    expect((await settings('')).status).toBe(200);
+    expect((await call(`${api}/admin/i18n/locales/fr`, { method: 'DELETE', bearer: admin })).status).toBe(200);
+  }, 60_000);
+
   it('refuses bad run bodies with the standard error body', async () => {
     const bad = await run({ pages: ['Not A Slug'] });
     expect(bad.status).toBe(400);

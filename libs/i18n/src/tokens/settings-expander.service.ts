@@ -8,7 +8,7 @@ import { expandSettingsTokens, hasSettingsToken, NO_SETTINGS, type SettingLookup
 export const I18N_PUBLIC_SETTINGS = Symbol('I18N_PUBLIC_SETTINGS');
 
 /** The part of `PublicSettingsReader` the expander needs. */
-export type PublicSettingsSource = Pick<PublicSettingsReader, 'snapshot'> & Partial<Pick<PublicSettingsReader, 'listen'>>;
+export type PublicSettingsSource = Pick<PublicSettingsReader, 'snapshot'> & Partial<Pick<PublicSettingsReader, 'listen' | 'invalidate'>>;
 
 /** Warn about an unreachable profiles service at most this often. */
 const WARN_EVERY_MS = 60_000;
@@ -51,6 +51,14 @@ export class SettingsExpander implements OnModuleInit, OnApplicationShutdown {
           for (const listener of this.listeners) listener();
         }),
     });
+  }
+
+  /**
+   * Drops the cached settings so the next lookup reads the current ones: for a consumer of
+   * `settings.updated` on its own group, which may run before the reader's invalidation does.
+   */
+  refresh(): void {
+    this.reader?.invalidate?.();
   }
 
   /** Calls `listener` after every settings change, once lookups read the new values. */

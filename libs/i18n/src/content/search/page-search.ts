@@ -1,8 +1,11 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { type ContentPageChangedPayload, ServiceCallError, serviceUrl, Topics } from '@flowplane/contracts';
+import { type ContentPageChangedPayload, ServiceCallError, serviceUrl, type SettingsUpdatedPayload, Topics } from '@flowplane/contracts';
 import { EVENT_BUS, type EventBus, type Subscription } from '@flowplane/platform/bus';
 import { SERVICE_CONTEXT, type ServiceContext, ServiceClients } from '@flowplane/platform/service';
 import { I18nConfig } from '../../i18n.config';
+import { LocaleActivations } from '../../locales/use-cases/locale-activations';
+import { SettingsExpander } from '../../tokens/settings-expander.service';
+import { SETTINGS_TOKEN } from '../../tokens/settings-tokens';
 import type { Page } from '../domain/content.entity';
 import { ContentRepository } from '../persistence/content.repository';
 import { ActiveLocales } from '../use-cases/active-locales';
@@ -12,6 +15,8 @@ import { PublicContentService } from '../use-cases/public-content.service';
 export const pageIndexName = (locale: string): string => `pages-${locale}`;
 /** One consumer group for every replica: a change is indexed once. */
 export const PAGE_SEARCH_GROUP = 'i18n-page-search';
+/** The same for settings changes (a group of its own: one group per subscription). */
+export const PAGE_SEARCH_SETTINGS_GROUP = 'i18n-page-search-settings';
 /** Longest text of one page document (the embedder reads the beginning of a page anyway). */
 const MAX_TEXT = 20_000;
 
@@ -34,20 +39,39 @@ export function htmlText(html: string): string {
 }
 
 /**
+ * Whether any text of the page (title, body, SEO, in any locale) holds a token of setting
+ * `module` with one of `keys` (any key of the module when `keys` is empty): what a change of those
+ * settings changes in what readers see.
+ */
+export function pageUsesSettings(page: Pick<Page, 'title' | 'body' | 'seo'>, module: string, keys: readonly string[] = []): boolean {
+  const maps = [page.title, page.body, page.seo.title ?? {}, page.seo.description ?? {}];
+  for (const m of maps) {
+    for (const text of Object.values(m)) {
+      if (typeof text !== 'string' || !text.includes('[[')) continue;
+      for (const [, mod, key] of text.matchAll(SETTINGS_TOKEN)) if (mod === module && (keys.length === 0 || keys.includes(key))) return true;
+    }
+  }
+  return false;
+}
+
+/**
  * Pages are searchable per locale (beyond the spec): for every active locale an index
  * `pages-<code>` in the search service holds one document per page with what readers of that
  * locale see (title, SEO description and body text by the locale chain, tokens expanded), so a German
  * query finds a German page in `pages-de`. Kept fresh from `content.page.changed` (one consumer
  * group, so replicas index a change once; a deleted page leaves every index) and filled at start-up
  * in the background; writes go through the search service's internal upsert (service token with
- * `internal:search:write`), which creates an index on first write. CONTENT_PAGE_SEARCH=false
- * turns it off. A search service that is down makes the bus retry the event.
+ * `internal:search:write`), which creates an index on first write. Titles and bodies may hold
+ * settings tokens, so `settings.updated` (one group too) reindexes the pages using a changed
+ * setting; a locale that becomes active gets every page indexed in the background at once.
+ * CONTENT_PAGE_SEARCH=false turns it off. A search service that is down makes the bus retry the event.
  */
 @Injectable()
 export class PageSearchIndexer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly log = new Logger('PageSearch');
   private subscription?: Subscription;
-  private timer?: NodeJS.Timeout;
+  private settingsSubscription?: Subscription;
+  private readonly timers = new Set<NodeJS.Timeout>();
   private stopped = false;
 
   constructor(
@@ -58,6 +82,8 @@ export class PageSearchIndexer implements OnApplicationBootstrap, OnApplicationS
     @Inject(I18nConfig) private readonly config: I18nConfig,
     private readonly clients: ServiceClients,
     @Inject(SERVICE_CONTEXT) private readonly ctx: ServiceContext,
+    @Inject(SettingsExpander) private readonly expander: SettingsExpander,
+    @Inject(LocaleActivations) private readonly activations: LocaleActivations,
   ) {}
 
   /**
@@ -74,27 +100,64 @@ export class PageSearchIndexer implements OnApplicationBootstrap, OnApplicationS
       const slug = event.data?.id ?? event.data?.slug;
       if (typeof slug === 'string') await this.index(slug);
     });
+    this.settingsSubscription = await this.bus.subscribe<SettingsUpdatedPayload>([Topics.SettingsUpdated], { groupId: PAGE_SEARCH_SETTINGS_GROUP }, async (event) => {
+      const module = event.data?.module;
+      if (typeof module !== 'string') return;
+      const keys = Array.isArray(event.data?.keys) ? event.data.keys.filter((k): k is string => typeof k === 'string') : [];
+      // This group may run before the reader's own invalidation: read the settings afresh.
+      this.expander.refresh();
+      await this.reindexUsing(module, keys);
+    });
     // The search service may start after this one: the first fill retries in the background.
-    let delay = 100;
-    const attempt = async () => {
-      if (this.stopped) return;
-      try {
-        await this.indexAll();
-      } catch (e) {
-        if (delay >= 3_200) this.log.warn(`pages not indexed for search yet (retrying): ${describe(e)}`);
-        this.timer = setTimeout(() => void attempt(), delay);
-        this.timer.unref();
-        delay = Math.min(30_000, delay * 2);
-      }
-    };
-    this.timer = setTimeout(() => void attempt(), 0);
-    this.timer.unref();
+    this.inBackground('pages not indexed for search yet', () => this.indexAll());
+    this.activations.onActivated((code) => this.inBackground(`pages not indexed for search in ${code} yet`, () => this.indexAll([code])));
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
     await this.subscription?.stop();
+    await this.settingsSubscription?.stop();
+  }
+
+  /** Runs `task` soon, retrying with backoff (up to 30 s apart) until it succeeds or the service stops. */
+  private inBackground(what: string, task: () => Promise<unknown>): void {
+    let delay = 100;
+    const attempt = async () => {
+      if (this.stopped) return;
+      try {
+        await task();
+      } catch (e) {
+        if (delay >= 3_200) this.log.warn(`${what} (retrying): ${describe(e)}`);
+        schedule(delay);
+        delay = Math.min(30_000, delay * 2);
+      }
+    };
+    const schedule = (ms: number) => {
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        void attempt();
+      }, ms);
+      timer.unref();
+      this.timers.add(timer);
+    };
+    schedule(0);
+  }
+
+  /** Reindexes, in every active locale, the pages whose texts use setting `module` (one of `keys`); resolves how many. */
+  async reindexUsing(module: string, keys: readonly string[] = []): Promise<number> {
+    const codes = await this.locales.codes();
+    let n = 0;
+    for (let after: string | undefined; ; ) {
+      const batch = await this.repository.listPages(100, after);
+      const using = batch.filter((p) => pageUsesSettings(p, module, keys));
+      for (const code of codes) if (using.length) await this.upsert(code, await Promise.all(using.map((p) => this.document(p, code))));
+      n += using.length;
+      if (batch.length < 100) break;
+      after = batch[batch.length - 1].slug;
+    }
+    return n;
   }
 
   /** Indexes (or removes) one page in the index of every active locale. */
@@ -106,9 +169,9 @@ export class PageSearchIndexer implements OnApplicationBootstrap, OnApplicationS
     }
   }
 
-  /** Every page into every active locale's index. */
-  async indexAll(): Promise<number> {
-    const codes = await this.locales.codes();
+  /** Every page into the index of each of `locales` (default: every active locale). */
+  async indexAll(locales?: readonly string[]): Promise<number> {
+    const codes = locales ?? (await this.locales.codes());
     let n = 0;
     for (let after: string | undefined; ; ) {
       const batch = await this.repository.listPages(100, after);

@@ -6,6 +6,7 @@ import { canonicalLanguageTag } from '../domain/language-tag';
 import { presentLocale } from '../domain/locale.presenter';
 import type { CreateLocaleDto, DeletedLocaleDto, LocaleViewDto, UpdateLocaleDto } from '../dto/locale.dto';
 import { LocaleRepository } from '../persistence/locale.repository';
+import { LocaleActivations } from './locale-activations';
 
 /** `language` in canonical BCP 47 form; 400 naming the field when it is not a tag. */
 function validLanguage(language: string | null | undefined): string | undefined {
@@ -21,6 +22,7 @@ export class CreateLocaleUseCase {
   constructor(
     @Inject(LocaleRepository) private readonly locales: LocaleRepository,
     @Inject(I18nConfig) private readonly config: I18nConfig,
+    @Inject(LocaleActivations) private readonly activations: LocaleActivations,
   ) {}
 
   async execute(dto: CreateLocaleDto): Promise<LocaleViewDto> {
@@ -30,6 +32,7 @@ export class CreateLocaleUseCase {
         { code: dto.code, active: dto.active ?? true, ...(language ? { language } : {}), ...(dto.name ? { name: dto.name } : {}) },
         new Date(),
       );
+      if (created.active) this.activations.activated(created.code);
       return presentLocale(created, this.config);
     } catch (e) {
       if (e instanceof DuplicateKeyError) throw I18nException.localeExists(dto.code);
@@ -44,6 +47,7 @@ export class UpdateLocaleUseCase {
   constructor(
     @Inject(LocaleRepository) private readonly locales: LocaleRepository,
     @Inject(I18nConfig) private readonly config: I18nConfig,
+    @Inject(LocaleActivations) private readonly activations: LocaleActivations,
   ) {}
 
   async execute(code: string, dto: UpdateLocaleDto): Promise<LocaleViewDto> {
@@ -57,6 +61,7 @@ export class UpdateLocaleUseCase {
       new Date(),
     );
     if (!updated) throw I18nException.localeNotFound(code);
+    if (updated.active && !existing.active) this.activations.activated(code);
     return presentLocale(updated, this.config);
   }
 }

@@ -25,10 +25,11 @@ export const I18N_NODE_MANIFESTS = [
   {
     id: I18N_TRANSLATE_NODE,
     name: 'Translate',
-    // The spec's "transform": our IR has no such kind; the node calls the i18n service.
+    // The spec's "transform" is what the node does to state (nothing), not a canvas kind: the flow
+    // document only knows `action` for a step that runs a handler (docs/adr/0051).
     kind: 'action',
     description:
-      'Translates the packet\'s `key` (required) of namespace `ns` (default the empty one) into `locale` (default the run\'s `meta.locale`, else the default locale), filling `{{.Field}}` placeholders from `args` and expanding `[[ module.key ]]` settings tokens as plain text. Emits {value, locale, key} on `Translated`; a key without a translation is not an error and gives the key itself. A packet without `key` goes to `Error`.',
+      'Transform (no side effects): translates the packet\'s `key` (required) of namespace `ns` (default the empty one) into `locale` (default the run\'s `meta.locale`, else the default locale), filling `{{.Field}}` placeholders from `args` and expanding `[[ module.key ]]` settings tokens as plain text. Emits {value, locale, key} on `Translated`; a key without a translation is not an error and gives the key itself. A packet without `key` goes to `Error`.',
     settingsSchema: NO_SETTINGS,
     inputs: [
       {
@@ -56,7 +57,7 @@ export const I18N_NODE_MANIFESTS = [
     name: 'Resolve locale',
     kind: 'action',
     description:
-      'The locale of the run: its `meta.locale`, else the packet\'s `locale` (a fallback only), else the configured default locale. Emits {locale} on `Resolved`.',
+      'Transform (no side effects): the locale of the run, its `meta.locale`, else the packet\'s `locale` (a fallback only), else the configured default locale. Emits {locale} on `Resolved`.',
     settingsSchema: NO_SETTINGS,
     inputs: [{ port: 'in', schema: { type: 'object', properties: { locale } } }],
     outputs: [
@@ -69,7 +70,7 @@ export const I18N_NODE_MANIFESTS = [
     name: 'Fill translations',
     kind: 'action',
     description:
-      "Machine-translates catalog keys into the active locales through the fill loop (translation memory first, then the model of `ai/profile`, format-checked, optionally reviewed), writing each locale with its provenance. Works on `keys`, else the triggering event's `payload.keys` (in `payload.ns`), else with `all_keys` the whole catalog; `mode` `missing` fills only absent text, `missing_and_stale` also re-translates machine text whose source or note changed. Never overwrites human, seed or unknown-origin text. Ends its branch (no outputs); the report (keys processed, locales filled, held, failed, remaining, memory hits, usage) is written to the run log.",
+      "Action (writes translations): machine-translates catalog keys into the active locales through the fill loop (translation memory first, then the model of `ai/profile`, format-checked, optionally reviewed), writing each locale with its provenance. Works on `keys`, else the triggering event's `payload.keys` (in `payload.ns`), else with `all_keys` the whole catalog; `mode` `missing` fills only absent text, `missing_and_stale` also re-translates machine text whose source or note changed. Never overwrites human, seed or unknown-origin text. Ends its branch (no outputs); the report (keys processed, locales filled, held, failed, remaining, memory hits, usage) is written to the run log.",
     settingsSchema: FILL_NODE_SETTINGS_SCHEMA,
     timeoutMs: FILL_NODE_TIMEOUT_MS,
     inputs: [

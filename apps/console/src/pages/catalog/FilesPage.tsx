@@ -7,7 +7,9 @@ import { CatalogTabs, useLocales } from './shared';
 
 type Format = 'json' | 'xliff' | 'po';
 const MEDIA: Record<Format, string> = { json: 'application/json', xliff: 'application/xliff+xml', po: 'text/x-gettext-translation' };
-type Report = { dryRun: boolean; format: Format; ns: string; locale: string; created: number; updated: number; unchanged: number; untranslated: number; conflicts: Array<{ key: string; reasons: string[]; current: string; imported: string }>; forced: number };
+type Conflict = { key: string; reasons: string[]; current: string; imported: string };
+type Broken = { key: string; reason: string; source: string; imported: string; written: boolean };
+type Report = { dryRun: boolean; format: Format; ns: string; locale: string; created: number; updated: number; unchanged: number; untranslated: number; conflicts: Conflict[]; overridden: Conflict[]; broken: Broken[]; forced: number };
 
 /** The format of a file by its name, when the admin did not pick one. */
 function formatOf(name: string): Format | undefined {
@@ -134,7 +136,7 @@ function Import() {
   return (
     <section className="card" aria-labelledby="import-title">
       <h2 id="import-title">{$t('catalog.files.import', 'Import')}</h2>
-      <p className="muted small">{$t('catalog.files.importHelp', 'A dry run reports what would change; Apply writes it as human text. Conflicts are written only when forced.')}</p>
+      <p className="muted small">{$t('catalog.files.importHelp', 'A dry run reports what would change; Apply writes it as human text. Conflicts and texts that break their source are written only when forced.')}</p>
       <label htmlFor="im-file">{$t('catalog.files.file', 'Translation file (JSON, XLIFF or PO)')}</label>
       <input
         id="im-file"
@@ -178,10 +180,10 @@ function Import() {
         </button>
         {report?.dryRun ? (
           <>
-            {report.conflicts.length ? (
+            {report.conflicts.length || report.overridden.length || report.broken.length ? (
               <>
                 <input id="im-force" type="checkbox" checked={force} onChange={(e) => setForce(e.target.checked)} />
-                <label htmlFor="im-force">{$t('catalog.files.force', 'Write conflicting values too')}</label>
+                <label htmlFor="im-force">{$t('catalog.files.force', 'Write conflicting and broken values too')}</label>
               </>
             ) : null}
             <button type="button" className="primary" onClick={() => check() && run.mutate(true)} disabled={run.isPending}>
@@ -223,6 +225,34 @@ function Import() {
                     <td>{c.reasons.join(', ')}</td>
                     <td>{c.current}</td>
                     <td>{c.imported}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ) : null}
+          {report.broken.length ? (
+            <table>
+              <caption>{$t('catalog.files.broken', 'Texts that break their source (placeholders, plural forms, tags)')}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">{$t('catalog.key', 'Key')}</th>
+                  <th scope="col">{$t('catalog.files.reasons', 'Why')}</th>
+                  <th scope="col">{$t('catalog.files.source', 'Source text')}</th>
+                  <th scope="col">{$t('catalog.files.imported', 'In the file')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {report.broken.map((b) => (
+                  <tr key={b.key}>
+                    <td>
+                      <code>{b.key}</code>
+                    </td>
+                    <td>
+                      {b.reason}
+                      {b.written ? ` (${$t('catalog.files.writtenAnyway', 'written anyway')})` : ''}
+                    </td>
+                    <td>{b.source}</td>
+                    <td>{b.imported}</td>
                   </tr>
                 ))}
               </tbody>

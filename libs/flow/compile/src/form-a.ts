@@ -1,4 +1,4 @@
-import { stringify } from 'yaml';
+import { Document, visit } from 'yaml';
 import { MODEL_CODES, PIPELINE_CODES } from './codes';
 import {
   type ApiModel,
@@ -618,10 +618,24 @@ export function writeFormA(model: ApiModel): Out {
   return out;
 }
 
-/** YAML or JSON text of a plain value: JSON with 2-space indent, YAML 1.2 block style, no aliases. */
+/** Words a YAML 1.1 reader (PyYAML, SnakeYAML, go-yaml v2, ...) takes as booleans, in any case. */
+const YAML11_BOOLEAN = /^(y|n|yes|no|on|off|true|false)$/i;
+
+/**
+ * YAML or JSON text of a plain value: JSON with 2-space indent, YAML 1.2 block style, no aliases.
+ * In YAML 1.2 `on`, `off`, `yes`, `no`, `y` and `n` are plain strings, but many readers of the
+ * output (AsyncAPI and OpenAPI tools among them) still read YAML 1.1, where they are booleans: keys
+ * and values spelled so are quoted, so every reader gets the string back.
+ */
 export function stringifyDocument(value: unknown, format: 'json' | 'yaml'): string {
   if (format === 'json') return JSON.stringify(value, null, 2) + '\n';
-  return stringify(value, { version: '1.2', aliasDuplicateObjects: false, lineWidth: 0 });
+  const doc = new Document(value, { version: '1.2', aliasDuplicateObjects: false });
+  visit(doc, {
+    Scalar(_key, node) {
+      if (typeof node.value === 'string' && YAML11_BOOLEAN.test(node.value)) node.type = 'QUOTE_DOUBLE';
+    },
+  });
+  return doc.toString({ lineWidth: 0 });
 }
 
 /** Form A text of the IR. */

@@ -116,3 +116,31 @@ describe('conversion matrix', () => {
     expect(convertDocument('- a\n- b\n', { to: 'openapi' }).output).toBeUndefined();
   });
 });
+
+describe('YAML output read by a YAML 1.1 reader', () => {
+  const words = ['on', 'off', 'yes', 'no', 'y', 'n', 'On', 'OFF', 'Yes', 'NO', 'Y', 'N', 'oN'];
+  const source = [
+    'version: "1.0"',
+    'title: "yes"',
+    'entities:',
+    '  - name: switch',
+    '    fields:',
+    ...words.map((w) => `      "${w}": { type: enum, enum: [${words.map((v) => `"${v}"`).join(', ')}] }`),
+    '',
+  ].join('\n');
+
+  it.each(['yaml', 'flowdef', 'asyncapi', 'businessmodel'] as const)('quotes keys and values YAML 1.1 takes as booleans (%s)', (to) => {
+    const out = convertDocument(source, { to });
+    expect(out.output).toBeDefined();
+    const yaml11 = parse(out.output!.text, { version: '1.1' });
+    const yaml12 = parse(out.output!.text);
+    // Both readers get the same strings back, never true or false.
+    expect(yaml11).toEqual(yaml12);
+    expect(JSON.stringify(yaml11)).not.toMatch(/:(true|false)\b/);
+    if (to === 'yaml' || to === 'flowdef') {
+      expect(yaml11.title).toBe('yes');
+      expect(Object.keys(yaml11.entities[0].fields)).toEqual(words);
+      expect(yaml11.entities[0].fields.oN.enum).toEqual(words);
+    }
+  });
+});

@@ -95,6 +95,32 @@ describe('assistant chat through the gateway', () => {
     await call(`${api}/admin/assistant/reset?template=echo`, { method: 'POST', bearer: admin });
   });
 
+  it('refuses a quoted stream flag with 400 naming the field, and reports streaming for a flow that streams', async () => {
+    const streamingDoc = (stream: unknown) => ({
+      name: 'Streaming assistant',
+      nodes: [
+        { id: 'start', name: 'Start', kind: 'start' },
+        { id: 'chat', name: 'Chat', kind: 'action', action_ref: 'svc/llm-chat', config: { providerID: 'local', stream } },
+        { id: 'end', name: 'End', kind: 'end' },
+      ],
+      edges: [
+        { id: 'e1', from: 'start', to: 'chat' },
+        { id: 'e2', from: 'chat', to: 'end', port: 'Reply' },
+      ],
+    });
+    const quoted = await call(`${api}/flows/assistant/versions`, { method: 'POST', bearer: admin, ...json(streamingDoc('true')) });
+    expect(quoted.status).toBe(400);
+    expect(quoted.body.code).toBe('INVALID_NODE_CONFIG');
+    expect(quoted.body.details).toEqual([expect.objectContaining({ field: '/nodes/1/config/stream', problems: [expect.stringContaining('must be a boolean')] })]);
+
+    const saved = await call(`${api}/flows/assistant/versions`, { method: 'POST', bearer: admin, ...json(streamingDoc(true)) });
+    expect(saved.status).toBeLessThan(300);
+    expect((await call(`${api}/flows/assistant/publish`, { method: 'POST', bearer: admin, ...json({ versionID: saved.body.versionId }) })).status).toBe(200);
+    const config = await until(() => call(`${api}/assistant/config`), (r) => r.body?.capabilities?.streaming === true, 2000);
+    expect(config.body.capabilities).toMatchObject({ streaming: true });
+    await call(`${api}/admin/assistant/reset?template=echo`, { method: 'POST', bearer: admin });
+  });
+
   it('counts feedback in the per-variant stats and lists chats for admins only', async () => {
     const res = await chat({ message: 'rate me' });
     const sessionId = res.headers.get('x-assistant-session-id')!;

@@ -1,4 +1,4 @@
-import { mergedConfigProblems, staticConfigProblems } from './config-validation';
+import { mergedConfigProblems, staticConfigProblems, storedTypeProblems } from './config-validation';
 import type { SettingsSchema } from './node-manifest';
 
 const schema: SettingsSchema = {
@@ -34,5 +34,21 @@ describe('mergedConfigProblems', () => {
   it('asks for every required key once profiles are merged', () => {
     expect(mergedConfigProblems(schema, { profile: 'support', maxTokens: 256 }).map((p) => p.key)).toEqual(['model']);
     expect(mergedConfigProblems(schema, { profile: 'support', model: 'm', maxTokens: 256 })).toEqual([]);
+  });
+});
+
+describe('storedTypeProblems', () => {
+  const flags: SettingsSchema = { type: 'object', properties: { stream: { type: 'boolean', default: false }, maxTokens: { type: 'integer' } } };
+
+  it('refuses a boolean setting spelled as a string, naming the field', () => {
+    expect(storedTypeProblems(flags, { stream: 'true' })).toEqual([{ key: 'stream', path: '/stream', message: 'must be a boolean (true or false without quotes), got the string "true"' }]);
+    expect(storedTypeProblems(flags, { stream: ' FALSE ' }).map((p) => p.path)).toEqual(['/stream']);
+  });
+
+  it('leaves real booleans, other settings and strings settingsProblems reports itself alone', () => {
+    expect(storedTypeProblems(flags, { stream: true, maxTokens: '12' })).toEqual([]);
+    expect(storedTypeProblems(flags, { stream: 'yes' })).toEqual([]);
+    expect(staticConfigProblems(flags, { stream: 'yes' }).map((p) => p.path)).toEqual(['/stream']);
+    expect(storedTypeProblems(undefined, { stream: 'true' })).toEqual([]);
   });
 });

@@ -33,3 +33,22 @@ export function staticConfigProblems(
 export function mergedConfigProblems(schema: SettingsSchema | undefined, merged: Readonly<Record<string, unknown>>): SettingsProblem[] {
   return schema ? settingsProblems(schema, merged) : [];
 }
+
+/**
+ * Values a document being saved spells with the wrong JSON type where the schema declares only
+ * `boolean`: `"true"` in quotes is a string. The engine would read it as true, but everything else
+ * that reads the stored document (the assistant's streaming capability, exports, other tools)
+ * sees a string, so a new version must say what it means. Versions stored before keep running and
+ * publishing as the engine reads them.
+ */
+export function storedTypeProblems(schema: SettingsSchema | undefined, raw: Readonly<Record<string, unknown>> | undefined): SettingsProblem[] {
+  const out: SettingsProblem[] = [];
+  for (const [key, prop] of Object.entries(schema?.properties ?? {})) {
+    const value = raw?.[key];
+    // Other strings do not convert at all, and settingsProblems already reports them.
+    if (prop?.type === 'boolean' && typeof value === 'string' && ['true', 'false'].includes(value.trim().toLowerCase())) {
+      out.push({ key, path: `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`, message: `must be a boolean (true or false without quotes), got the string ${JSON.stringify(value)}` });
+    }
+  }
+  return out;
+}

@@ -1,5 +1,5 @@
 import { validateFlowDocument } from '@flowplane/flow/ir';
-import { ASSISTANT_TEMPLATES, REWRITE_QUERY_KEY, templateDocument, TRUST_SAFETY_TO } from './assistant-templates';
+import { ASSISTANT_TEMPLATES, capabilitiesOf, REWRITE_QUERY_KEY, templateDocument, TRUST_SAFETY_TO } from './assistant-templates';
 
 const nodesOf = (name: string) => templateDocument(name)!.nodes;
 const edgesOf = (name: string) => templateDocument(name)!.edges;
@@ -70,5 +70,16 @@ describe('assistant template catalog', () => {
     expect(edgesOf('rag-rewrite').filter((e) => e.port === 'Allow' && e.from === 'input_guard').map((e) => e.to)).toEqual(['rewrite']);
     expect(edgesOf('rag-rewrite').filter((e) => e.from === 'rewrite').map((e) => `${e.port}>${e.to}`)).toEqual(['Reply>retrieve', 'Error>chat_failed']);
     expect(edgesOf('rag').filter((e) => e.from === 'retrieve').map((e) => `${e.port}>${e.to}`)).toEqual(['out>chat', 'Error>chat']);
+  });
+});
+
+describe('capabilities of a stored flow', () => {
+  const chat = (stream: unknown) => ({ nodes: [{ id: 'chat', name: 'Chat', kind: 'action' as const, action_ref: 'svc/llm-chat', config: { stream } }] });
+
+  it('reports streaming as the engine reads stream, also for a version stored with a quoted "true"', () => {
+    expect(capabilitiesOf(chat(true)).streaming).toBe(true);
+    expect(capabilitiesOf(chat('true')).streaming).toBe(true);
+    expect(capabilitiesOf(chat('false')).streaming).toBe(false);
+    expect(capabilitiesOf(chat(false)).streaming).toBe(false);
   });
 });

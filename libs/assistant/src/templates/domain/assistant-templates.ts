@@ -339,6 +339,7 @@ export function capabilitiesOf(document: Pick<FlowDocument, 'nodes'> | undefined
   return {
     handoff: nodes.some((n) => n.action_ref === HANDOFF_NODE_ID),
     escalation: nodes.some((n) => n.action_ref === 'svc/email-send'),
-    streaming: nodes.some((n) => n.action_ref === 'svc/llm-chat' && n.config?.stream === true),
+    // As the engine reads it: a version stored before quoted booleans were refused may say "true".
+    streaming: nodes.some((n) => n.action_ref === 'svc/llm-chat' && (n.config?.stream === true || (typeof n.config?.stream === 'string' && n.config.stream.trim().toLowerCase() === 'true'))),
   };
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { type FlowsPublishedPayload, ProfileResolver, Topics } from '@flowplane/contracts';
 import { parseCondition } from '@flowplane/flow/conditions';
-import { staticConfigProblems } from '@flowplane/flow/engine';
+import { staticConfigProblems, storedTypeProblems } from '@flowplane/flow/engine';
 import {
   canonicalHash,
   escapePointerToken,
@@ -175,7 +175,10 @@ export class FlowsService {
       maxNodes,
       conditionError: conditionParseError,
       nodeSettingsSchema: (ref) => this.nodes.get(ref)?.manifest.settingsSchema,
-      nodeConfigProblems: (node) => staticConfigProblems(this.nodes.get(node.action_ref)?.manifest.settingsSchema, node.config),
+      nodeConfigProblems: (node) => {
+        const schema = this.nodes.get(node.action_ref)?.manifest.settingsSchema;
+        return [...storedTypeProblems(schema, node.config), ...staticConfigProblems(schema, node.config)];
+      },
       nodePorts: (ref) => this.nodes.get(ref)?.manifest,
     };
   }

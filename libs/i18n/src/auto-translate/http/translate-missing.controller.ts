@@ -9,6 +9,9 @@ import { FillTranslations } from '../auto-translate.ports';
 import { type OverwriteSelection, OverwritePassRepository } from '../fill/overwrite-pass.repository';
 import { TranslateMissingDto, TranslateMissingResultDto } from './translate-missing.dto';
 
+/** How far ahead of this replica's clock an overwriteBefore may be. */
+const CLOCK_SLACK_MS = 60_000;
+
 /**
  * Bulk AI translation into every active locale (admin): at most I18N_TRANSLATE_KEYS_PER_REQUEST keys
  * within I18N_TRANSLATE_REQUEST_DEADLINE_MS per call; idempotent, re-run until keysProcessed is 0.
@@ -68,8 +71,9 @@ export class TranslateMissingController {
     const now = new Date();
     if (dto.overwriteBefore === undefined) return this.passes.startedAt(selection, now, dto.dryRun !== true);
     const given = new Date(dto.overwriteBefore);
-    // A future instant would take this pass's own writes for old ones: the pass would never end.
-    if (given.getTime() > now.getTime()) throw I18nException.invalid([{ field: 'overwriteBefore', problems: ['overwriteBefore must not be in the future'] }]);
+    // A future instant would take this pass's own writes for old ones and redo them; a minute of
+    // slack lets an answer of one replica reach another whose clock is a little behind.
+    if (given.getTime() > now.getTime() + CLOCK_SLACK_MS) throw I18nException.invalid([{ field: 'overwriteBefore', problems: ['overwriteBefore must not be in the future'] }]);
     return given;
   }
 }

@@ -33,7 +33,7 @@ export class TranslateMissingDto {
   @ApiPropertyOptional({
     format: 'date-time',
     example: '2026-01-01T00:00:00.000Z',
-    description: 'With overwrite: replace machine text written before this instant instead of the start of the pass (the `overwriteBefore` an earlier answer gave). Not in the future.',
+    description: 'With overwrite: replace machine text written before this instant instead of the start of the pass (the `overwriteBefore` an earlier answer gave). Not in the future (a minute of clock slack between replicas is allowed).',
   })
   @IsOptional()
   @IsISO8601({ strict: true }, { message: 'overwriteBefore must be an ISO 8601 date-time' })

@@ -47,6 +47,7 @@ describe('format signature', () => {
     expect(validate('Read <a href="/terms">the terms</a>', 'Lies <a>die Bedingungen</a>')).toBe('attribute href of <a> missing');
     expect(validate('Read <a href="/terms">the terms</a>', 'Lies <a href="/terms" onclick="x()">die Bedingungen</a>')).toBe('unexpected attribute onclick on <a>');
     expect(validate('<a href="{{ .Url }}">Open</a>', '<a href="{{ .Url }}/de">Öffnen</a>')).toBe('attribute href of <a> changed from "{{ .Url }}" to "{{ .Url }}/de"');
+    expect(validate('<a href="{{ .Url }}">Open</a>', '<a href="{{.Url}}">Öffnen</a>')).toBeUndefined();
     // Quotes, attribute order and the order of links may change; alt and title are prose and are translated.
     expect(validate('<a class="x" href="/a">A</a> or <a href="/b">B</a>', "<a href='/b'>B</a> oder <a href=\"/a\" class=x>A</a>")).toBeUndefined();
     expect(validate('<img src="/logo.png" alt="Our logo"> <abbr title="Value added tax">VAT</abbr>', '<img src="/logo.png" alt="Unser Logo"> <abbr title="Mehrwertsteuer">MwSt</abbr>')).toBeUndefined();

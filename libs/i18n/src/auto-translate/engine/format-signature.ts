@@ -147,7 +147,8 @@ function scanTags(text: string): { tags: Map<string, TagCount>; attributes: Map<
       onattribname: (start, end) => void (attr = { name: input.slice(start, end).toLowerCase(), value: '' }),
       onattribdata: (start, end) => void (attr && (attr.value += text.slice(start, end))),
       onattribend: () => {
-        if (attr && element) element.attrs.push([attr.name, TRANSLATABLE_ATTRIBUTES.has(attr.name) ? undefined : attr.value]);
+        // Template actions compare as the field check compares them: `{{.Url}}` is `{{ .Url }}`.
+        if (attr && element) element.attrs.push([attr.name, TRANSLATABLE_ATTRIBUTES.has(attr.name) ? undefined : attr.value.replace(TEMPLATE_FIELD, normaliseTemplate)]);
         attr = undefined;
       },
       onopentagend: finish,

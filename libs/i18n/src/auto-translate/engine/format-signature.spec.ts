@@ -36,6 +36,8 @@ describe('format signature', () => {
     expect(validate(source, '{count, plural, one {# plik} few {# pliki} other {# plików}}', { language: 'pl' })).toBe("plural branch 'many' missing (pl needs one, few, many, other)");
     expect(validate(source, '{count, plural, one {# plik} few {# pliki} many {# plików} other {# pliku}}', { language: 'pl' })).toBeUndefined();
     expect(validate(source, '{count, plural, one {# файл} few {# файла} other {# файлов}}', { language: 'ru' })).toBe("plural branch 'many' missing (ru needs one, few, many, other)");
+    // A language the runtime has no rules for is not held to English's categories.
+    expect(validate('{n, selectordinal, other {#.}}', '{n, selectordinal, other {#.}}', { language: 'xx' })).toBeUndefined();
     // French `many` only applies to millions: leaving it to `other` is what translators do.
     expect(validate(source, '{count, plural, one {# fichier} other {# fichiers}}', { language: 'fr' })).toBeUndefined();
     // Ordinals use the ordinal categories: English needs one, two, few and other.

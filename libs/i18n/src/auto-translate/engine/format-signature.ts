@@ -265,6 +265,8 @@ export function pluralCategories(language: string | undefined, kind: 'plural' | 
   let known = PLURALS.get(id);
   if (known === undefined) {
     try {
+      // A tag the runtime has no rules for would silently get the default locale's (English) categories.
+      if (!Intl.PluralRules.supportedLocalesOf([language]).length) throw new RangeError(`no plural rules for ${language}`);
       const rules = new Intl.PluralRules(language, { type: kind === 'plural' ? 'cardinal' : 'ordinal' });
       const all = new Set<string>(rules.resolvedOptions().pluralCategories);
       const hit = new Set<string>(['other']);

@@ -2,6 +2,7 @@ import { Topics } from '@flowplane/contracts';
 import { STORE } from '@flowplane/platform/service';
 import type { Store } from '@flowplane/platform/store';
 import { ContentRepository } from '../../libs/i18n/src/content/persistence/content.repository';
+import { LocaleRepository } from '../../libs/i18n/src/locales/persistence/locale.repository';
 import { SeedLegalPagesUseCase } from '../../libs/i18n/src/content/use-cases/seed-legal-pages.use-case';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
 import { call, json, testEnv, token, until } from '../support/http';
@@ -241,7 +242,7 @@ describe('localized content: pages, fragments, legal pages, sitemap', () => {
     ]);
   });
 
-  it('reads a page stored without timestamps: admin list and read, the public read and the sitemap answer without a date', async () => {
+  it('reads a page and a locale stored without timestamps: admin lists and reads, the public read and the sitemap answer without a date', async () => {
     const store = platform.services.find((s) => s.name === 'i18n')!.app.get<Store>(STORE);
     // As an older version or a hand-made import would have stored it: no createdAt, updatedAt or translation state.
     await store.collection(ContentRepository.PAGES).insertOne({ _id: 'legacy', title: { en: 'Legacy' }, body: { en: '<p>From before</p>' } });
@@ -263,6 +264,13 @@ describe('localized content: pages, fragments, legal pages, sitemap', () => {
     const saved = await putPage('legacy', { title: { en: 'Legacy' }, body: { en: '<p>From before</p>' } });
     expect(saved.status).toBe(200);
     expect(saved.body.updatedAt).toEqual(expect.any(String));
+
+    // The same for a locale of the registry written by hand.
+    await store.collection(LocaleRepository.COLLECTION).insertOne({ code: 'xx', active: false });
+    const locales = await call(`${api}/admin/i18n/locales`, { bearer: admin });
+    expect(locales.status).toBe(200);
+    expect(locales.body.find((l: { code: string }) => l.code === 'xx')).toMatchObject({ code: 'xx', active: false, createdAt: null, updatedAt: null });
+    expect((await call(`${api}/admin/i18n/locales/xx`, { method: 'DELETE', bearer: admin })).status).toBe(200);
   });
 
   it('serves /sitemap.xml at the gateway root: every page under each active locale it has content in, with hreflang and x-default alternates', async () => {

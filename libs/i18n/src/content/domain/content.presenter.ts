@@ -1,12 +1,8 @@
+import { isoOrNull } from '../../shared/stored-time';
 import type { FragmentViewDto, PageViewDto, TranslationStateDto } from '../dto/content.dto';
 import { type Fragment, type Page, pageUnits } from './content.entity';
 import { fragmentUnits } from './fragment';
 import { isStale, localeState, type SourceUnit, sourceHashOf, type TranslationState, type UnitTexts } from './translation-state';
-
-/** A record's time for a response: null when the record was stored without one. */
-export function isoOrNull(d: Date | undefined): string | null {
-  return d ? d.toISOString() : null;
-}
 
 /** The translation state as the admin routes show it, with the state of every active locale. */
 export function presentState(

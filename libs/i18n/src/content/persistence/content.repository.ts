@@ -3,6 +3,7 @@ import { STORE } from '@flowplane/platform/service';
 import type { Collection, Store, StoreDocument, StoreSession } from '@flowplane/platform/store';
 import type { Fragment, Page, PageSeo, SeedMark } from '../domain/content.entity';
 import type { LocaleMap } from '../domain/localized-text';
+import { storedTimes } from '../../shared/stored-time';
 import type { PendingTranslation, TranslationState, UnitState } from '../domain/translation-state';
 
 interface StateDocument {
@@ -67,14 +68,14 @@ export class ContentRepository {
   /** Every page's slug, last edit and texts, in slug order (the sitemap lists a page under the locales it has text in). */
   async sitemapPages(): Promise<Array<{ slug: string; updatedAt?: Date; title: LocaleMap; body: LocaleMap }>> {
     const docs = await this.pages.find({}, { sort: { _id: 1 }, projection: { _id: 1, updatedAt: 1, title: 1, body: 1 } });
-    return docs.map((d) => ({ slug: d._id, ...times({ updatedAt: d.updatedAt }), title: map(d.title), body: map(d.body) }));
+    return docs.map((d) => ({ slug: d._id, ...storedTimes({ updatedAt: d.updatedAt }), title: map(d.title), body: map(d.body) }));
   }
 
   /** Inserts or replaces the page (the id is its slug). */
   async savePage(page: Page, session?: StoreSession): Promise<void> {
     const { slug, ...rest } = page;
     const { createdAt, updatedAt, ...fields } = rest;
-    const doc: Omit<PageDocument, '_id'> = { ...fields, ...times({ createdAt, updatedAt }), seo: seoDoc(page.seo), seeded: page.seeded ?? null, translation: stateDoc(page.translation) };
+    const doc: Omit<PageDocument, '_id'> = { ...fields, ...storedTimes({ createdAt, updatedAt }), seo: seoDoc(page.seo), seeded: page.seeded ?? null, translation: stateDoc(page.translation) };
     await this.pages.replaceOne({ _id: slug }, doc, { session, upsert: true });
   }
 
@@ -90,7 +91,7 @@ export class ContentRepository {
   /** The stored JSON of a fragment's data with its update time, unparsed (the public read parses it once). */
   async fragmentJson(key: string): Promise<{ json: string; updatedAt?: Date } | null> {
     const doc = await this.fragments.findOne({ _id: key }, { projection: { json: 1, updatedAt: 1 } });
-    return doc && { json: doc.json, ...times({ updatedAt: doc.updatedAt }) };
+    return doc && { json: doc.json, ...storedTimes({ updatedAt: doc.updatedAt }) };
   }
 
   async listFragments(limit: number, after?: string): Promise<Fragment[]> {
@@ -102,7 +103,7 @@ export class ContentRepository {
     const doc: Omit<FragmentDocument, '_id'> = {
       json: JSON.stringify(fragment.data),
       translation: stateDoc(fragment.translation),
-      ...times({ createdAt: fragment.createdAt, updatedAt: fragment.updatedAt }),
+      ...storedTimes({ createdAt: fragment.createdAt, updatedAt: fragment.updatedAt }),
     };
     await this.fragments.replaceOne({ _id: fragment.key }, doc, { session, upsert: true });
   }
@@ -152,27 +153,10 @@ function toPage(d: PageDocument): Page {
     seo,
     translation: toState(d.translation),
     ...(d.seeded ? { seeded: { template: d.seeded.template, prose: d.seeded.prose } } : {}),
-    ...times({ createdAt: d.createdAt, updatedAt: d.updatedAt }),
+    ...storedTimes({ createdAt: d.createdAt, updatedAt: d.updatedAt }),
   };
 }
 
 function toFragment(d: FragmentDocument): Fragment {
-  return { key: d._id, data: JSON.parse(d.json) as unknown, translation: toState(d.translation), ...times({ createdAt: d.createdAt, updatedAt: d.updatedAt }) };
-}
-
-/** A stored time as a Date, or undefined when absent or unreadable (`new Date(undefined)` is an Invalid Date every formatter throws on). */
-function storedTime(v: unknown): Date | undefined {
-  if (!(v instanceof Date) && typeof v !== 'string' && typeof v !== 'number') return undefined;
-  const d = new Date(v);
-  return Number.isFinite(d.getTime()) ? d : undefined;
-}
-
-/** The readable ones of the given times; the others left out rather than stored or read as Invalid Date. */
-function times<K extends string>(given: Record<K, unknown>): Partial<Record<K, Date>> {
-  const out: Partial<Record<K, Date>> = {};
-  for (const k of Object.keys(given) as K[]) {
-    const d = storedTime(given[k]);
-    if (d) out[k] = d;
-  }
-  return out;
+  return { key: d._id, data: JSON.parse(d.json) as unknown, translation: toState(d.translation), ...storedTimes({ createdAt: d.createdAt, updatedAt: d.updatedAt }) };
 }

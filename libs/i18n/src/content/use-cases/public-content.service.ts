@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { currentLocale } from '@flowplane/platform/http';
 import { I18nConfig } from '../../i18n.config';
+import { isoOrNull } from '../../shared/stored-time';
 import { SettingsExpander } from '../../tokens/settings-expander.service';
 import { expandSettingsTokens, NO_SETTINGS, type SettingLookup } from '../../tokens/settings-tokens';
 import type { Page } from '../domain/content.entity';
 import { ContentException } from '../content.exception';
-import { isoOrNull } from '../domain/content.presenter';
 import { projectFragment } from '../domain/fragment';
 import { contentChain, type LocaleMap, pickText } from '../domain/localized-text';
 import type { PublicFragmentDto, PublicPageDto } from '../dto/content.dto';

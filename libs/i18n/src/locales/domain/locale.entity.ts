@@ -8,8 +8,9 @@ export interface Locale {
   name?: string;
   /** Active locales are listed publicly and filled by bulk translation. */
   active: boolean;
-  createdAt: Date;
-  updatedAt: Date;
+  /** Undefined on a locale stored without a readable time (an older version, or written by hand). */
+  createdAt?: Date;
+  updatedAt?: Date;
 }
 
 /** Shape of a locale code: a URL segment of letters and digits in `-` or `_` separated parts. */

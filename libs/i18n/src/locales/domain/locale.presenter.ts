@@ -1,4 +1,5 @@
 import type { I18nConfig } from '../../i18n.config';
+import { isoOrNull } from '../../shared/stored-time';
 import type { LocaleViewDto, PublicLocaleDto } from '../dto/locale.dto';
 import { languageTag } from './language-tag';
 import type { Locale } from './locale.entity';
@@ -14,8 +15,8 @@ export function presentLocale(l: Locale, config: Pick<I18nConfig, 'defaultLocale
     isDefault: l.code === config.defaultLocale,
     isFallback: l.code === config.fallbackLocale,
     isSource: l.code === config.sourceLocale,
-    createdAt: l.createdAt.toISOString(),
-    updatedAt: l.updatedAt.toISOString(),
+    createdAt: isoOrNull(l.createdAt),
+    updatedAt: isoOrNull(l.updatedAt),
   };
 }
 

@@ -77,11 +77,11 @@ export class LocaleViewDto {
   @ApiProperty({ description: 'The source locale of inline default labels (I18N_SOURCE_LOCALE).' })
   isSource!: boolean;
 
-  @ApiProperty({ format: 'date-time' })
-  createdAt!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Null when the locale was stored without it (by an older version or by hand).' })
+  createdAt!: string | null;
 
-  @ApiProperty({ format: 'date-time' })
-  updatedAt!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Null when the locale was stored without it (by an older version or by hand).' })
+  updatedAt!: string | null;
 }
 
 /** An active locale as frontends and sitemaps see it. */

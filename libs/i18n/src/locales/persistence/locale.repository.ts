@@ -2,6 +2,7 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { STORE } from '@flowplane/platform/service';
 import type { Collection, Store, StoreDocument, StoreSession } from '@flowplane/platform/store';
 import { I18nConfig } from '../../i18n.config';
+import { storedTimes } from '../../shared/stored-time';
 import type { Locale } from '../domain/locale.entity';
 
 interface LocaleDocument extends StoreDocument {
@@ -9,8 +10,8 @@ interface LocaleDocument extends StoreDocument {
   language?: string | null;
   name?: string | null;
   active: boolean;
-  createdAt: Date;
-  updatedAt: Date;
+  createdAt?: Date;
+  updatedAt?: Date;
 }
 
 /** What a write stores; the repository keeps `createdAt` of an existing locale. */
@@ -61,7 +62,7 @@ export class LocaleRepository implements OnModuleInit {
 
   /** Replaces the fields of an existing locale; null when there is none with that code. */
   async replace(existing: Locale, write: LocaleWrite, now: Date, session?: StoreSession): Promise<Locale | null> {
-    const doc = { ...fields(write), createdAt: existing.createdAt, updatedAt: now };
+    const doc = { ...fields(write), ...storedTimes({ createdAt: existing.createdAt }), updatedAt: now };
     const { matchedCount } = await this.locales.replaceOne({ code: existing.code }, doc, { session });
     return matchedCount ? toEntity({ _id: existing.code, ...doc }) : null;
   }
@@ -89,7 +90,7 @@ function fields(w: LocaleWrite): LocaleFields {
 }
 
 function toEntity(doc: LocaleDocument): Locale {
-  const l: Locale = { code: doc.code, active: doc.active !== false, createdAt: new Date(doc.createdAt), updatedAt: new Date(doc.updatedAt) };
+  const l: Locale = { code: doc.code, active: doc.active !== false, ...storedTimes({ createdAt: doc.createdAt, updatedAt: doc.updatedAt }) };
   if (typeof doc.language === 'string' && doc.language) l.language = doc.language;
   if (typeof doc.name === 'string' && doc.name) l.name = doc.name;
   return l;

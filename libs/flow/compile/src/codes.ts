@@ -48,8 +48,8 @@ export type PipelineCode = keyof typeof PIPELINE_CODES;
 /**
  * Checks beyond the spec's table, for documents that would compile to broken output (a schedule that
  * never fires, an operation no client can call, a graph the runtime refuses). Errors, so `flowctl
- * validate` exits 1 and the compile route answers 422; UNSUPPORTED_VERSION alone is a warning (the
- * document is read as 1.0, which may not be what its author meant: `--strict` fails on it).
+ * validate` exits 1 and the compile route answers 422; UNSUPPORTED_VERSION (the document is read as
+ * 1.0, which may not be what its author meant) and UNKNOWN_PACKET are warnings: `--strict` fails on them.
  */
 export const MODEL_CODES = {
   /** Form A `version` is set but is not a version the converter reads (FORM_A_VERSIONS). */
@@ -62,8 +62,10 @@ export const MODEL_CODES = {
   FIELD_TYPE: { severity: 'error', rule: 'entity field has an unrecognised type' },
   /** A field of type enum, or with an `enum` list, allows no value. */
   EMPTY_ENUM: { severity: 'error', rule: 'enum lists no values' },
-  /** An action's `emits` or a workflow's `triggers` names no event of the document. */
-  UNKNOWN_EVENT: { severity: 'error', rule: 'emits or triggers names an unknown event' },
+  /** An action's `emits`, a workflow's `triggers` or a channel's publish or subscribe names no event of the document. */
+  UNKNOWN_EVENT: { severity: 'error', rule: 'emits, triggers or a channel operation names an unknown event' },
+  /** Two steps of one workflow share an id (`next` and `on_error` could not tell them apart). */
+  DUPLICATE_STEP: { severity: 'error', rule: 'two steps of one workflow share an id' },
   /** An action's path does not start with "/". */
   HTTP_PATH: { severity: 'error', rule: 'action path does not start with "/"' },
   /** An action's method is not an HTTP method. */
@@ -74,6 +76,8 @@ export const MODEL_CODES = {
   DELIVERY_MODE: { severity: 'error', rule: 'form B edge delivery mode is unknown' },
   /** Form B: an edge's from or to names no node. */
   UNKNOWN_NODE: { severity: 'error', rule: 'form B edge names an undefined node' },
+  /** Form B: an edge's `packet` names no schema of `components.packets` (a warning, as the flow validator gives it). */
+  UNKNOWN_PACKET: { severity: 'warning', rule: 'form B edge packet is not in components.packets' },
 } as const satisfies Record<string, DiagnosticCodeInfo>;
 
 export type ModelCode = keyof typeof MODEL_CODES;

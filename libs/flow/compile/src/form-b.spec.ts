@@ -62,6 +62,24 @@ describe('readFormB', () => {
     expect(diagnostics[0].message).toBe('node "step": kind "robot" is not one of source, action, llm');
     expect(diagnostics[3].message).toBe('edge 1 enters "ghost", which is not a node of this document');
   });
+
+  it('warns about an edge packet that components.packets does not define (UNKNOWN_PACKET)', () => {
+    const doc = (packets?: Record<string, unknown>) => ({
+      flowdef: '1.0',
+      info: { title: 't' },
+      nodes: { a: { kind: 'source' }, b: { kind: 'action' } },
+      edges: [{ from: 'a', to: 'b', packet: 'Ticket' }, { from: 'a', to: 'b', packet: 'Order' }],
+      ...(packets && { components: { packets } }),
+    });
+    expect(readFormB(doc({ Ticket: { type: 'object' } })).diagnostics).toEqual([
+      { code: 'UNKNOWN_PACKET', severity: 'warning', path: '/edges/1/packet', message: 'edge 1: packet "Order" is not defined in components.packets' },
+    ]);
+    expect(readFormB(doc()).diagnostics.map((d) => [d.code, d.path])).toEqual([
+      ['UNKNOWN_PACKET', '/edges/0/packet'],
+      ['UNKNOWN_PACKET', '/edges/1/packet'],
+    ]);
+    expect(readFormB(support).diagnostics).toEqual([]);
+  });
 });
 
 describe('form B → IR → form B', () => {

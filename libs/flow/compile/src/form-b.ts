@@ -138,6 +138,13 @@ export function readFormB(source: unknown, options: FormatReadOptions = {}): For
     }
   }
 
+  const packets = isRecord(source.components) && isRecord(source.components.packets) ? source.components.packets : {};
+  (Array.isArray(source.edges) ? source.edges : []).forEach((e, i) => {
+    if (isRecord(e) && typeof e.packet === 'string' && e.packet !== '' && !Object.prototype.hasOwnProperty.call(packets, e.packet)) {
+      modelError(diagnostics, 'UNKNOWN_PACKET', pointer('edges', i, 'packet'), `edge ${i}: packet "${e.packet}" is not defined in components.packets`);
+    }
+  });
+
   const ext: Extensions = extensionsOf(source) ?? {};
   if (Object.keys(rest).length) ext[REST_KEY] = rest;
   if (Object.keys(ext).length) model.extensions = ext;

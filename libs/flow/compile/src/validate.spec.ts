@@ -124,7 +124,22 @@ const MODEL_MINIMAL: Record<string, { doc: string; path: string; line: number; m
   UNKNOWN_EVENT: { doc: 'version: "1.0"\nactions:\n  - name: place\n    emits: [order.placed]\n', path: '/actions/0/emits/0', line: 4, message: 'action "place" emits unknown event "order.placed"' },
   HTTP_PATH: { doc: 'version: "1.0"\nactions:\n  - name: place\n    method: POST\n    path: orders\n', path: '/actions/0/path', line: 5, message: 'action "place": path "orders" must start with "/"' },
   HTTP_METHOD: { doc: 'version: "1.0"\nactions:\n  - name: place\n    method: FETCH\n    path: /orders\n', path: '/actions/0/method', line: 4, message: 'action "place": method "FETCH" is not one of GET' },
+  DUPLICATE_STEP: {
+    doc: 'version: "1.0"\nworkflows:\n  - name: w\n    steps:\n      - { id: a, kind: end }\n      - { id: a, kind: end }\n',
+    path: '/workflows/0/steps/1/id',
+    line: 6,
+    message: 'workflow "w": step id "a" is already used by /workflows/0/steps/0',
+  },
 };
+
+describe('channel operations', () => {
+  it('names an unknown publish or subscribe event (UNKNOWN_EVENT), with its path and position', () => {
+    const doc = 'version: "1.0"\nevents:\n  - { name: order.placed, entity_type: order, action: placed }\nchannels:\n  - name: orders\n    publish: { event: order.placed }\n    subscribe: { event: order.shipped }\n';
+    expect(readDocument(doc).diagnostics).toEqual([
+      expect.objectContaining({ code: 'UNKNOWN_EVENT', severity: 'error', path: '/channels/0/subscribe/event', position: expect.objectContaining({ line: 7 }), message: 'channel "orders": subscribe carries unknown event "order.shipped"' }),
+    ]);
+  });
+});
 
 describe('model checks beyond the spec table (errors)', () => {
   it.each(Object.entries(MODEL_MINIMAL))('%s is an error of a minimal document, with its path and position', (code, { doc, path, line, message }) => {

@@ -110,10 +110,13 @@ export function validateModel(model: ApiModel | null | undefined, options: Valid
     });
     const steps = w.steps ?? [];
     const ids = new Set(steps.map((s) => s.id).filter((id) => !!id));
+    const firstStep = new Map<string, number>();
     steps.forEach((s, j) => {
       const p = `/workflows/${i}/steps/${j}`;
       const label = s.id ? `step "${s.id}"` : `step ${j}`;
       if (!s.id) report('FDL020', `${p}/id`, `workflow "${w.name}": step ${j} has no id`);
+      else if (firstStep.has(s.id)) report('DUPLICATE_STEP', `${p}/id`, `workflow "${w.name}": step id "${s.id}" is already used by /workflows/${i}/steps/${firstStep.get(s.id)}`);
+      else firstStep.set(s.id, j);
       if (s.next && !ids.has(s.next)) report('FDL021', `${p}/next`, `workflow "${w.name}": ${label} has next "${s.next}", which is not a step of this workflow`);
       if (s.on_error && !ids.has(s.on_error)) report('FDL022', `${p}/on_error`, `workflow "${w.name}": ${label} has on_error "${s.on_error}", which is not a step of this workflow`);
       if (s.action && !actions.has(s.action)) report('FDL023', `${p}/action`, `workflow "${w.name}": ${label} runs unknown action "${s.action}"`);
@@ -124,6 +127,10 @@ export function validateModel(model: ApiModel | null | undefined, options: Valid
   (model.channels ?? []).forEach((c, i) => {
     if (c.protocol !== undefined && !PROTOCOLS.has(c.protocol)) {
       report('FDL050', `/channels/${i}/protocol`, `channel "${c.name}": protocol "${c.protocol}" is not one of ${CHANNEL_PROTOCOLS.join(', ')}`);
+    }
+    for (const op of ['publish', 'subscribe'] as const) {
+      const ev = c[op]?.event;
+      if (ev !== undefined && options.declaresEvents !== false && !events.has(ev)) report('UNKNOWN_EVENT', `/channels/${i}/${op}/event`, `channel "${c.name}": ${op} carries unknown event "${ev}"`);
     }
   });
 

@@ -580,10 +580,16 @@ export interface components {
       isFallback: boolean;
       /** @description The source locale of inline default labels (I18N_SOURCE_LOCALE). */
       isSource: boolean;
-      /** Format: date-time */
-      createdAt: string;
-      /** Format: date-time */
-      updatedAt: string;
+      /**
+       * Format: date-time
+       * @description Null when the locale was stored without it (by an older version or by hand).
+       */
+      createdAt: string | null;
+      /**
+       * Format: date-time
+       * @description Null when the locale was stored without it (by an older version or by hand).
+       */
+      updatedAt: string | null;
     };
     ErrorBodyDto: {
       /**

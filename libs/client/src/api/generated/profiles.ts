@@ -10,7 +10,7 @@ export interface paths {
     };
     /**
      * Read one public setting (no token needed)
-     * @description Only fields declared `public: true` and not `sensitive`; any other field, and unknown modules and keys, answer the same 404, so a private field cannot be discovered. Localized fields answer one string for `locale`.
+     * @description Only fields declared `public: true` and not `sensitive`; any other field, and unknown modules and keys, answer the same 404, so a private field cannot be discovered. Localized fields answer one string for the locale: `locale`, else the request locale as every public read resolves it (query `lang`, cookie `lang`, the first Accept-Language tag, the configured default locale `I18N_DEFAULT_LOCALE`). The answer varies on Accept-Language and Cookie.
      */
     get: operations['profiles_PublicSettings_get'];
     put?: never;
@@ -658,9 +658,9 @@ export interface operations {
   profiles_PublicSettings_get: {
     parameters: {
       query?: {
-        /** @description Locale for a localized setting; chain: this locale, its base, the source locale, any non-empty value. Empty or absent: the source language. */
+        /** @description Locale for a localized setting; chain: this locale, its base, the source locale, any non-empty value. Absent: the request locale (`lang` query, `lang` cookie, Accept-Language, the default locale); empty: the source language. */
         locale?: string;
-        /** @description Alias of `locale`; `locale` wins. */
+        /** @description The request locale as every public read takes it; `locale` wins. Empty: the source language. */
         lang?: string;
       };
       header?: never;

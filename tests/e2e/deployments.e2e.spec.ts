@@ -72,6 +72,23 @@ describe('deployments through the gateway', () => {
     expect(list.body.map((d: { id: string }) => d.id)).toContain('orders-items');
   });
 
+  it("contributes each route with the summary the OpenAPI description shows, and the packets the flow declares", async () => {
+    await flow('unsummarised', routeFlow());
+    const res = await call(`${api}/deployments`, {
+      method: 'POST',
+      bearer: admin,
+      ...json({ id: 'plain-things', name: 'Plain things', kind: 'route', labels: { 'x-route': 'GET /plain/things' }, variants: [{ label: 'stable', flowId: 'unsummarised', weight: 1 }] }),
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.contributes.routes).toEqual([{ method: 'GET', path: '/plain/things', success_status: 200, summary: 'Plain things (GET /plain/things)' }]);
+    expect(res.body.contributes.packets).toEqual([{ name: 'Order', $ref: '#/components/schemas/Order' }]);
+    const described = await until(() => call(`${platform.url}/api/v1/openapi.json`), (r) => !!r.body?.paths?.['/api/v1/plain/things'], 1000);
+    expect(described.body.paths['/api/v1/plain/things'].get.summary).toBe(res.body.contributes.routes[0].summary);
+    expect(described.body.components.schemas.Order).toEqual({ type: 'object' });
+    // A declared summary is carried as it is.
+    expect((await call(`${api}/deployments/orders-items`, { bearer: admin })).body.contributes.routes[0].summary).toBe('Add an item');
+  });
+
   it('answers 409 with the spec body when another deployment claims the same route (parameters by position)', async () => {
     const res = await call(`${api}/deployments`, {
       method: 'POST',

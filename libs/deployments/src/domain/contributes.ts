@@ -11,7 +11,7 @@ export interface ContributedRoute {
   method: string;
   path: string;
   success_status: number;
-  summary?: string;
+  summary: string;
 }
 
 export interface ContributedEvent {
@@ -43,6 +43,17 @@ export function metaRouteOf(doc: FlowDocumentLike | undefined): (RouteSpec & { s
   };
 }
 
+/**
+ * The summary a contributed route is published with: the flow's `meta.route.summary`, else one
+ * naming the deployment and the route, so every operation of the OpenAPI description has one and
+ * `contributes` shows the very text the description does.
+ */
+export function routeSummary(d: { name?: string; route?: RouteSpec }, declared: string | undefined): string {
+  if (declared && declared.trim()) return declared;
+  const route = d.route ? `${d.route.method} ${d.route.path}` : '';
+  return d.name ? `${d.name} (${route})` : route;
+}
+
 /** The event a subscriber deployment consumes: its `x-event` label, else the flow's event-source `eventName`. */
 export function subscribedEventOf(labels: Readonly<Record<string, string>>, doc: FlowDocumentLike | undefined): string | undefined {
   if (labels[Labels.event]) return labels[Labels.event];
@@ -57,12 +68,12 @@ export function subscribedEventOf(labels: Readonly<Record<string, string>>, doc:
  * `x-event-filter`); both the events their flow publishes (`svc/emit-event` topics, `email.send`)
  * and the packets of `meta.packets`.
  */
-export function computeContributes(d: Pick<Deployment, 'kind' | 'labels' | 'route'>, doc: FlowDocumentLike | undefined): Contributes {
+export function computeContributes(d: Pick<Deployment, 'kind' | 'labels' | 'route'> & { name?: string }, doc: FlowDocumentLike | undefined): Contributes {
   const routes: ContributedRoute[] = [];
   const events: ContributedEvent[] = [];
   if (d.kind === 'route' && d.route) {
     const meta = metaRouteOf(doc);
-    routes.push({ method: d.route.method, path: d.route.path, success_status: meta?.success_status ?? 200, summary: meta?.summary });
+    routes.push({ method: d.route.method, path: d.route.path, success_status: meta?.success_status ?? 200, summary: routeSummary(d, meta?.summary) });
   }
   if (d.kind === 'subscriber') {
     const name = subscribedEventOf(d.labels, doc);

@@ -195,7 +195,7 @@ class ContributedRouteView {
   @ApiProperty() method!: string;
   @ApiProperty() path!: string;
   @ApiProperty() success_status!: number;
-  @ApiPropertyOptional() summary?: string;
+  @ApiProperty({ description: "The flow's meta.route.summary, else `<deployment name> (<METHOD> <path>)`: the summary the OpenAPI description shows." }) summary!: string;
 }
 
 class ContributedEventView {

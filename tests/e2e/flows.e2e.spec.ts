@@ -144,6 +144,8 @@ describe('flows, versions, publish and templates through the gateway', () => {
     const doc = { ...minimal, nodes: [minimal.nodes[0], { id: 'x', name: 'X', kind: 'action', action_ref: 'svc/does-not-exist' }, minimal.nodes[1]], edges: [{ id: 'e1', from: 'start', to: 'x' }, { id: 'e2', from: 'x', to: 'end' }], meta: { positions: { start: { x: 0, y: 0 }, x: { x: 1, y: 0 }, end: { x: 2, y: 0 } } } };
     const v = await call(`${api}/flows/broken/versions`, { method: 'POST', bearer: admin, ...json(doc) });
     expect(v.status).toBe(201);
+    // Saved (the node may register later), with a warning saying publish will refuse it.
+    expect(v.body.warnings).toEqual([expect.objectContaining({ path: '/nodes/1/action_ref', code: 'UNKNOWN_ACTION_REF', severity: 'warning', message: expect.stringContaining('"svc/does-not-exist" is not a registered node') })]);
     const res = await call(`${api}/flows/broken/publish`, { method: 'POST', bearer: admin, ...json({ versionID: v.body.versionId }) });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('BROKEN_NODES');

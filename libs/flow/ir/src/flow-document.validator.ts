@@ -16,8 +16,13 @@ export const DEFAULT_MAX_NODES = 500;
 export interface FlowValidationOptions {
   /** More nodes than this is an error (TOO_MANY_NODES); default 500. */
   maxNodes?: number;
-  /** True when a node id is registered; an unknown `action_ref` is then an error. */
+  /** True when a node id is registered; an unknown `action_ref` is then an UNKNOWN_ACTION_REF issue. */
   knownActionRefs?: (ref: string) => boolean;
+  /**
+   * Severity of UNKNOWN_ACTION_REF (default error). Saving a version warns: the node may register
+   * later (a remote service still starting), and publishing refuses the version until it does.
+   */
+  unknownActionRefSeverity?: 'error' | 'warning';
   /** Settings schema of a registered node; config keys outside it give an UNKNOWN_CONFIG_KEY warning. */
   nodeSettingsSchema?: (ref: string) => JsonSchema | undefined;
   /** Parse error of a condition, or undefined when it parses (plug in the condition compiler). */
@@ -103,7 +108,9 @@ function graphIssues(doc: Record<string, unknown>, options: FlowValidationOption
     const ref = typeof node.action_ref === 'string' && node.action_ref !== '' ? node.action_ref : undefined;
     if (ref === undefined) return;
     if (options.knownActionRefs && !options.knownActionRefs(ref)) {
-      out.push(issue(jsonPointer('nodes', i, 'action_ref'), 'error', FLOW_ISSUE_CODES.UNKNOWN_ACTION_REF, `"${ref}" is not a registered node`));
+      const severity = options.unknownActionRefSeverity ?? 'error';
+      const more = severity === 'warning' ? '; publishing refuses this version until it is registered' : '';
+      out.push(issue(jsonPointer('nodes', i, 'action_ref'), severity, FLOW_ISSUE_CODES.UNKNOWN_ACTION_REF, `"${ref}" is not a registered node${more}`));
     }
     if (options.nodeConfigProblems && typeof node.id === 'string' && (node.config === undefined || isRecord(node.config))) {
       for (const p of options.nodeConfigProblems({ id: node.id, action_ref: ref, config: node.config as Record<string, unknown> | undefined })) {

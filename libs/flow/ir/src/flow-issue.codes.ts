@@ -32,7 +32,7 @@ export const FLOW_ISSUE_CODES = {
   MISSING_POSITION: 'MISSING_POSITION',
   /** Warning: a `meta.positions` entry names no node. */
   STALE_POSITION: 'STALE_POSITION',
-  /** An `action_ref` names no registered node (only checked when the caller knows the registry). */
+  /** An `action_ref` names no registered node (only checked when the caller knows the registry; a warning when a version is saved, an error at publish). */
   UNKNOWN_ACTION_REF: 'UNKNOWN_ACTION_REF',
   /** Warning: a config key is not in the node's settings schema; the engine drops it. */
   UNKNOWN_CONFIG_KEY: 'UNKNOWN_CONFIG_KEY',

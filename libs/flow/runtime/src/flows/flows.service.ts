@@ -168,11 +168,13 @@ export class FlowsService {
   /**
    * What a saved version is checked against beyond its shape: each node's settings schema (errors),
    * edge conditions that do not parse, config keys the engine drops, edge packets that disagree
-   * with the ports they connect (warnings).
+   * with the ports they connect, action refs no node is registered for (warnings: publish refuses them).
    */
   private validationOptions(maxNodes?: number): FlowValidationOptions {
     return {
       maxNodes,
+      knownActionRefs: (ref) => this.nodes.has(ref),
+      unknownActionRefSeverity: 'warning',
       conditionError: conditionParseError,
       nodeSettingsSchema: (ref) => this.nodes.get(ref)?.manifest.settingsSchema,
       nodeConfigProblems: (node) => {

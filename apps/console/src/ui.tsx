@@ -90,8 +90,9 @@ export function Loading() {
   );
 }
 
-/** A timestamp in the page's language (`<html lang>`, which follows the loaded catalog). */
-export function formatTime(iso: string): string {
+/** A timestamp in the page's language (`<html lang>`, which follows the loaded catalog); a dash when there is none (`new Date(null)` would read as 1970). */
+export function formatTime(iso: string | null | undefined): string {
+  if (!iso) return '—';
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
   try {

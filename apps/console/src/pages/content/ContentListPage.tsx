@@ -71,7 +71,7 @@ export default function ContentListPage() {
                   <LocaleStates t={p.translation} />
                 </td>
                 <td>
-                  <time dateTime={p.updatedAt}>{formatTime(p.updatedAt)}</time>
+                  {p.updatedAt ? <time dateTime={p.updatedAt}>{formatTime(p.updatedAt)}</time> : '—'}
                 </td>
               </tr>
             ))}
@@ -106,7 +106,7 @@ export default function ContentListPage() {
                     <LocaleStates t={f.translation} />
                   </td>
                   <td>
-                    <time dateTime={f.updatedAt}>{formatTime(f.updatedAt)}</time>
+                    {f.updatedAt ? <time dateTime={f.updatedAt}>{formatTime(f.updatedAt)}</time> : '—'}
                   </td>
                 </tr>
               ))}

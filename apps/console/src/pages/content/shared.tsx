@@ -20,10 +20,11 @@ export type PageView = {
   seo: { title?: Record<string, string>; description?: Record<string, string> };
   translation: Translation;
   seededFrom?: string;
-  createdAt: string;
-  updatedAt: string;
+  /** Null for a record stored without its times. */
+  createdAt: string | null;
+  updatedAt: string | null;
 };
-export type FragmentView = { key: string; data: unknown; translation: Translation; createdAt: string; updatedAt: string };
+export type FragmentView = { key: string; data: unknown; translation: Translation; createdAt: string | null; updatedAt: string | null };
 export type RunReport = {
   translated: number;
   failed: Array<{ type: string; id: string; unit: string; locale: string; reason: string }>;

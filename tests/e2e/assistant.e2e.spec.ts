@@ -167,4 +167,23 @@ describe('assistant chat through the gateway', () => {
     const back = await until(() => call(`${api}/assistant/config?sessionId=config-session-2`), (r) => r.status === 200, 2000);
     expect(back.body.activeVariant).toBe('stable');
   });
+
+  it('records the variant that served a chat on its run and on the usage rows of its model calls, so cost splits by variant', async () => {
+    expect((await call(`${api}/admin/assistant/reset?template=minimal`, { method: 'POST', bearer: admin })).status).toBe(200);
+    try {
+      const res = await chat({ message: 'which variant answers?' });
+      expect(res.status).toBe(200);
+      const [session] = parseSse(await res.text());
+      const runId = session.data.runId as string;
+      const run = await call(`${api}/runs/${runId}`, { bearer: admin });
+      expect(run.body).toMatchObject({ runId, variant: 'stable' });
+      const rows = await until(() => call(`${api}/admin/llm/usage?runId=${runId}`, { bearer: admin }), (r) => r.body?.items?.length > 0, 3000);
+      expect(rows.body.items).toEqual([expect.objectContaining({ runId, variantLabel: 'stable', assistant: true })]);
+      const byVariant = await call(`${api}/admin/llm/usage/by?field=variantLabel`, { bearer: admin });
+      expect(byVariant.status).toBe(200);
+      expect(byVariant.body.groups).toEqual(expect.arrayContaining([expect.objectContaining({ key: 'stable', calls: expect.any(Number) })]));
+    } finally {
+      await call(`${api}/admin/assistant/reset?template=echo`, { method: 'POST', bearer: admin });
+    }
+  });
 });

@@ -116,7 +116,7 @@ export class UpstreamClients implements OnApplicationShutdown {
    * Starts a run and opens its event stream in one call (the ServiceClient reads whole bodies, so
    * this streams itself). Throws UpstreamError when flow-runtime refuses or is down.
    */
-  async startRun(body: { flowId: string; versionId?: string; input: unknown; meta: Record<string, unknown>; startedBy: string; events?: readonly string[] }, signal?: AbortSignal): Promise<OpenedRun> {
+  async startRun(body: { flowId: string; versionId?: string; input: unknown; meta: Record<string, unknown>; startedBy: string; deploymentVariant?: string; events?: readonly string[] }, signal?: AbortSignal): Promise<OpenedRun> {
     const res = await this.stream('POST', '/internal/runs', INTERNAL_PERMS.runsStart, body, undefined, signal);
     return { runId: res.headers.get('x-run-id') ?? '', versionId: res.headers.get('x-version-id') ?? '', versionHash: res.headers.get('x-version-hash') ?? '', response: res };
   }

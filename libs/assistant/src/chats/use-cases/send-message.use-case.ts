@@ -118,6 +118,8 @@ export class SendMessageUseCase {
           input: { messages: history, message: input.message, sessionId, ...(input.userId ? { userId: input.userId } : {}), meta },
           meta: { ...meta, source: 'assistant', session_id: sessionId, sessionId, variantLabel: variant.label, ...(input.userId ? { userId: input.userId } : {}) },
           startedBy: input.userId ? `user:${input.userId}` : 'assistant:anonymous',
+          // Recorded on the run and so on its usage rows: per-variant cost of the assistant's split.
+          deploymentVariant: variant.label,
           events: CHAT_RUN_EVENTS,
         },
       );

@@ -137,7 +137,7 @@ export class RouteDispatcher {
       if (typeof v === 'string') headers[h] = v;
     }
     const input = { method, path: req.path, params: hit.params, query: req.query, headers, body: req.body ?? null, meta };
-    const started = await this.runs.start(variant.flowId, { input, meta, versionId: variant.versionId }, req.principal?.sub ?? `route:${d.id}`);
+    const started = await this.runs.start(variant.flowId, { input, meta, versionId: variant.versionId, deploymentVariant: variant.label }, req.principal?.sub ?? `route:${d.id}`);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), this.timeoutMs)));
     const outcome = await Promise.race([started.done, timeout]);

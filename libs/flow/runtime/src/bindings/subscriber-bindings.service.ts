@@ -163,7 +163,7 @@ export class SubscriberBindings implements OnApplicationBootstrap, BeforeApplica
         binding.running.add(run);
         let result;
         try {
-          const started = await this.runs.start(variant.flowId, { input: event.data, meta, versionId: variant.versionId }, `event:${event.type}`);
+          const started = await this.runs.start(variant.flowId, { input: event.data, meta, versionId: variant.versionId, deploymentVariant: variant.label }, `event:${event.type}`);
           result = await started.done;
         } finally {
           binding.running.delete(run);

@@ -17,7 +17,8 @@ interface UsageDoc extends StoreDocument, Omit<UsageEntry, 'usageId'> {
 }
 
 /** Breakdown dimensions of GET /admin/llm/usage/by (spec rule 23). */
-export const USAGE_GROUP_FIELDS = ['profileId', 'provider', 'model', 'flowId', 'nodeId', 'userId', 'assistant'] as const;
+/** `variantLabel`: the deployment variant whose run made the call, for the cost of each side of a split. */
+export const USAGE_GROUP_FIELDS = ['profileId', 'provider', 'model', 'flowId', 'nodeId', 'userId', 'assistant', 'variantLabel'] as const;
 export type UsageGroupField = (typeof USAGE_GROUP_FIELDS)[number];
 
 /** One group of a breakdown. */

@@ -7,7 +7,7 @@ import { RunsService } from './runs.service';
 /** The route as Express routes it (the metrics label and the access line of the Nest route). */
 export const INTERNAL_RUNS_PATH = '/internal/runs';
 
-const FIELDS = new Set(['flowId', 'versionId', 'input', 'meta', 'startedBy', 'events']);
+const FIELDS = new Set(['flowId', 'versionId', 'input', 'meta', 'startedBy', 'deploymentVariant', 'events']);
 
 /**
  * `POST /internal/runs` in front of Express (`jsonRouteFastPath`): the assistant starts one run
@@ -24,7 +24,7 @@ export function internalRunsFastPath(app: INestApplication, ctx: ServiceContext)
     dto: InternalStartRunDto,
     plainlyValid,
     handle: async ({ who, dto, res }) => {
-      const run = await runs.start(dto.flowId, { input: dto.input, meta: dto.meta, versionId: dto.versionId }, dto.startedBy ?? who!.sub);
+      const run = await runs.start(dto.flowId, { input: dto.input, meta: dto.meta, versionId: dto.versionId, deploymentVariant: dto.deploymentVariant }, dto.startedBy ?? who!.sub);
       res.setHeader('X-Run-Id', run.runId);
       res.setHeader('X-Version-Id', run.versionId);
       res.setHeader('X-Version-Hash', run.versionHash);
@@ -51,6 +51,7 @@ export function plainlyValid(body: unknown): boolean {
   if (b.versionId != null && !isString(b.versionId, 250)) return false;
   if (b.meta != null && (typeof b.meta !== 'object' || Array.isArray(b.meta))) return false;
   if (b.startedBy != null && !isString(b.startedBy, 300)) return false;
+  if (b.deploymentVariant != null && !isString(b.deploymentVariant, 64)) return false;
   if (b.events != null) {
     if (!Array.isArray(b.events) || b.events.length > 50) return false;
     for (const e of b.events) if (!isString(e, 100)) return false;

@@ -279,6 +279,12 @@ export class InternalStartRunDto {
   @MaxLength(300)
   startedBy?: string;
 
+  /** The label of the deployment variant that chose the flow, recorded as the run's variant. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
+  deploymentVariant?: string;
+
   /**
    * Stream only these event types (ids stay the run's sequence numbers, so Last-Event-ID resumes
    * as before); every event when absent. A chat needs the start, tokens and the end, not the
@@ -330,7 +336,7 @@ export class InternalRunsController {
   @HttpCode(200)
   @Internal(INTERNAL_PERMS.runsStart)
   async start(@Body() dto: InternalStartRunDto, @CurrentPrincipal() who: Principal, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const started = await this.runs.start(dto.flowId, { input: dto.input, meta: dto.meta, versionId: dto.versionId }, dto.startedBy ?? who.sub);
+    const started = await this.runs.start(dto.flowId, { input: dto.input, meta: dto.meta, versionId: dto.versionId, deploymentVariant: dto.deploymentVariant }, dto.startedBy ?? who.sub);
     res.setHeader('X-Run-Id', started.runId);
     res.setHeader('X-Version-Id', started.versionId);
     res.setHeader('X-Version-Hash', started.versionHash);

@@ -89,6 +89,12 @@ export interface StartRunInput {
   meta?: Record<string, unknown>;
   versionId?: string;
   variant?: string;
+  /**
+   * The label of the deployment variant that chose this flow (the assistant's, a route's or a
+   * subscriber's selection). Recorded as the run's `variant`, which the usage ledger stamps on the
+   * run's LLM calls, so cost can be split by the variant that served it.
+   */
+  deploymentVariant?: string;
 }
 
 /** Starts runs of published (or given) versions, records their events, and streams them. */
@@ -325,7 +331,9 @@ export class RunsService implements OnApplicationBootstrap, OnApplicationShutdow
 
   /** Starts a run; events are recorded and streamed as they happen. */
   async start(flowId: string, req: StartRunInput, startedBy: string): Promise<{ runId: string; versionId: string; versionHash: string; variant?: string; done: Promise<RunResult> }> {
-    const { version, variant } = await this.pickVersion(flowId, req);
+    const picked = await this.pickVersion(flowId, req);
+    const { version } = picked;
+    const variant = req.deploymentVariant ?? picked.variant;
     const flow = this.compile(version);
     const runId = randomUUID();
     const channel = this.channel(runId);

@@ -5,7 +5,7 @@ import { USAGE_GROUP_FIELDS, type UsageGroupField } from '../usage.repository';
 
 /** Query of GET /admin/llm/usage/by. */
 export class UsageByQueryDto {
-  @ApiProperty({ enum: USAGE_GROUP_FIELDS, description: 'Breakdown dimension (spec rule 23): profile, provider, model, flow, node, user, assistant.' })
+  @ApiProperty({ enum: USAGE_GROUP_FIELDS, description: 'Breakdown dimension (spec rule 23): profile, provider, model, flow, node, user, assistant; also variantLabel, the deployment variant whose run made the call.' })
   @IsIn(USAGE_GROUP_FIELDS)
   field!: UsageGroupField;
 

@@ -11,13 +11,19 @@ const shop = loadFixture('ir/shop.model.json') as ApiModel;
 const noChannels: ApiModel = { ...shop, channels: [] };
 
 /**
- * Channels as read back: one without protocol is `kafka` when an operation has a group id (a Kafka
- * binding), else gets the protocol all servers share, if they share one.
+ * Channels as read back: only those with an operation; `websocket` is the `ws` binding; a group id
+ * only on a channel of protocol kafka or none; one without protocol is `kafka` when an operation
+ * has a group id (a Kafka binding), else gets the protocol all servers share, if they share one.
  */
 function expectedChannels(model: ApiModel): ModelChannel[] {
   const protocols = [...new Set(Object.values(model.servers ?? {}).map((s) => s.protocol))];
-  return model.channels.map((ch) => {
-    if (ch.protocol !== undefined) return ch;
+  const noGroup = (op: ModelChannel['publish']) => op && Object.fromEntries(Object.entries(op).filter(([k]) => k !== 'groupId'));
+  return model.channels.filter((ch) => ch.publish || ch.subscribe).map((ch) => {
+    if (ch.protocol !== undefined) {
+      const protocol = ch.protocol === 'websocket' && !Object.values(model.servers ?? {}).some((s) => s.protocol === 'websocket') ? 'ws' : ch.protocol;
+      if (protocol === 'kafka') return ch;
+      return JSON.parse(JSON.stringify({ ...ch, protocol, publish: noGroup(ch.publish), subscribe: noGroup(ch.subscribe) })) as ModelChannel;
+    }
     if (ch.publish?.groupId !== undefined || ch.subscribe?.groupId !== undefined) return { ...ch, protocol: 'kafka' };
     return protocols.length === 1 && protocols[0] !== undefined ? { ...ch, protocol: protocols[0] } : ch;
   });
@@ -45,6 +51,48 @@ describe('writeAsyncApi', () => {
     });
     // No server speaks nats: the protocol is a channel binding.
     expect(channels['product.priced']).toEqual({ bindings: { nats: {} }, subscribe: { message: { $ref: '#/components/messages/ProductPriced' } }, 'x-retained': true });
+  });
+
+  it('leaves out channels without messages, and writes only binding keys of the AsyncAPI registry for the channel protocol', async () => {
+    const event = shop.events[0].name;
+    const model: ApiModel = {
+      ...shop,
+      servers: {},
+      channels: [
+        { name: 'idle', protocol: 'kafka' },
+        { name: 'rpc', protocol: 'grpc', subscribe: { event } },
+        { name: 'socket', protocol: 'websocket', subscribe: { event } },
+        { name: 'queue', protocol: 'amqp', publish: { event, groupId: 'billing' } },
+        { name: 'odd', protocol: 'pigeon', subscribe: { event } },
+        { name: 'log', protocol: 'kafka', publish: { event, groupId: 'billing' } },
+      ],
+    };
+    const { document, diagnostics } = writeAsyncApi(model);
+    const channels = document.channels as Record<string, Record<string, any>>;
+    expect(Object.keys(channels)).toEqual(['rpc', 'socket', 'queue', 'odd', 'log']);
+    const registry = ['http', 'ws', 'kafka', 'anypointmq', 'amqp', 'amqp1', 'mqtt', 'mqtt5', 'nats', 'jms', 'sns', 'solace', 'sqs', 'stomp', 'redis', 'mercure', 'ibmmq', 'googlepubsub', 'pulsar'];
+    for (const ch of Object.values(channels)) {
+      for (const key of Object.keys(ch.bindings ?? {})) expect(registry).toContain(key);
+      for (const dir of ['publish', 'subscribe']) for (const key of Object.keys(ch[dir]?.bindings ?? {})) expect(registry).toContain(key);
+    }
+    expect(channels.rpc).toEqual({ 'x-protocol': 'grpc', subscribe: { message: { $ref: `#/components/messages/${event}` } } });
+    expect(channels.socket.bindings).toEqual({ ws: {} });
+    expect(channels.queue).toEqual({ bindings: { amqp: {} }, publish: { message: { $ref: `#/components/messages/${event}` } } });
+    expect(channels.odd).toEqual({ 'x-protocol': 'pigeon', subscribe: { message: { $ref: `#/components/messages/${event}` } } });
+    expect(channels.log.publish.bindings).toEqual({ kafka: { groupId: { type: 'string', enum: ['billing'] }, bindingVersion: '0.4.0' } });
+    expect(diagnostics).toEqual([
+      { code: 'FMT', severity: 'warning', path: '/channels/0', message: 'channel "idle" has no publish or subscribe event; left out' },
+      { code: 'FMT', severity: 'warning', path: '/channels/3/publish/groupId', message: 'group id "billing" is a Kafka binding; left out of the amqp channel "queue"' },
+    ]);
+    expect((await asyncApiReport(document)).errors).toEqual([]);
+    // The protocols come back, also those without a binding.
+    expect(readAsyncApi(JSON.parse(JSON.stringify(document))).model.channels.map((c) => [c.name, c.protocol])).toEqual([
+      ['rpc', 'grpc'],
+      ['socket', 'ws'],
+      ['queue', 'amqp'],
+      ['odd', 'pigeon'],
+      ['log', 'kafka'],
+    ]);
   });
 
   it('creates synthetic channels <entity_type>.<action> (or the topic) when the model has events but no channels (golden)', async () => {

@@ -29,11 +29,14 @@
  * - `info` from title (default "API"), apiVersion (else version, else "1.0.0"), description;
  *   `defaultContentType: application/json`; servers with their protocol (a server without one gets
  *   the scheme of its URL, else `kafka`, with a warning); modules as top-level `tags`.
- * - Model channels become channels (all of them, with or without operations). An operation is
- *   `{operationId, description, bindings.kafka: {groupId: {type: string, enum: [id]},
- *   bindingVersion: 0.4.0}, message: {$ref: '#/components/messages/<event>'}}`. A channel protocol
- *   is written as `servers: [<servers of that protocol>]` when the model has such servers, else as
- *   an empty channel binding `bindings: {<protocol>: {}}`.
+ * - Model channels with a publish or subscribe event become channels (one without is left out,
+ *   with a warning). An operation is `{operationId, description, bindings.kafka: {groupId: {type:
+ *   string, enum: [id]}, bindingVersion: 0.4.0}, message: {$ref: '#/components/messages/<event>'}}`;
+ *   the Kafka binding only on a channel of protocol kafka or none (elsewhere the group id is left
+ *   out, with a warning). A channel protocol is written as `servers: [<servers of that protocol>]`
+ *   when the model has such servers, else as an empty channel binding under its key in the
+ *   AsyncAPI bindings registry (`websocket` is `ws`), else (grpc, unknown protocols) as the
+ *   channel extension `x-protocol`, which the reader takes back.
  * - A model without channels but with events gets one synthetic channel per topic: the event's
  *   `topic` when set (decision: an explicit topic wins, since it is what the bus uses), else
  *   `<entity_type>.<action>`, else the event name; its `subscribe` operation (the application
@@ -75,7 +78,15 @@ export type AsyncApiDocument = Record<string, unknown>;
 
 const DIRECTIONS = ['publish', 'subscribe'] as const;
 const EVENT_X = ['x-entity-type', 'x-action', 'x-topic', 'x-module'];
-const CHANNEL_X = ['x-synthetic'];
+const CHANNEL_X = ['x-synthetic', 'x-protocol'];
+/** Channel extension carrying a protocol that has no binding in the AsyncAPI bindings registry (grpc, or one FDL050 warns about). */
+const PROTOCOL_X = 'x-protocol';
+
+/**
+ * The key of each channel protocol in the AsyncAPI 2.6 bindings registry
+ * (github.com/asyncapi/bindings): `websocket` is the `ws` binding; grpc has none.
+ */
+const BINDING_KEYS: Readonly<Record<string, string>> = { kafka: 'kafka', nats: 'nats', redis: 'redis', http: 'http', ws: 'ws', websocket: 'ws', amqp: 'amqp' };
 
 /** The topic an event is published on: `topic`, else `<entity_type>.<action>`, else its name. */
 export function eventTopic(e: ModelEvent): string {
@@ -142,16 +153,27 @@ export function writeAsyncApi(model: ApiModel): FormatWriteResult<AsyncApiDocume
         diagnostics.push(fmt('warning', at, `duplicate channel "${ch.name}" left out`));
         return;
       }
+      // An AsyncAPI channel is where messages travel: one without an operation has nothing to say.
+      if (!DIRECTIONS.some((dir) => ch[dir])) {
+        diagnostics.push(fmt('warning', at, `channel "${ch.name}" has no publish or subscribe event; left out`));
+        return;
+      }
       const item: Record<string, unknown> = {};
       if (ch.description !== undefined) item.description = ch.description;
+      const binding = ch.protocol ? BINDING_KEYS[ch.protocol] : undefined;
       if (ch.protocol) {
         const servers = serverEntries.filter(([, s]) => s.protocol === ch.protocol).map(([n]) => n);
         if (servers.length) item.servers = servers;
-        else item.bindings = { [ch.protocol]: {} };
+        else if (binding) item.bindings = { [binding]: {} };
+        else item[PROTOCOL_X] = ch.protocol;
       }
+      // A consumer group is a Kafka binding: a channel of another protocol has no place for it.
+      const groupIds = ch.protocol === undefined || binding === 'kafka';
       for (const dir of DIRECTIONS) {
         const op = ch[dir];
-        if (op) item[dir] = operationOf(op, messageRef(op.event, `${at}/${dir}/event`));
+        if (!op) continue;
+        if (op.groupId !== undefined && !groupIds) diagnostics.push(fmt('warning', `${at}/${dir}/groupId`, `group id "${op.groupId}" is a Kafka binding; left out of the ${ch.protocol} channel "${ch.name}"`));
+        item[dir] = operationOf(groupIds ? op : { ...op, groupId: undefined }, messageRef(op.event, `${at}/${dir}/event`));
       }
       channels[ch.name] = { ...item, ...cloneJson(ch.extensions ?? {}) };
     });
@@ -354,6 +376,7 @@ function operationMessages(message: unknown, at: string, ctx: SchemaReadContext)
 }
 
 function channelProtocol(ch: Record<string, unknown>, servers: Record<string, ModelServer>): string | undefined {
+  if (typeof ch[PROTOCOL_X] === 'string' && ch[PROTOCOL_X] !== '') return ch[PROTOCOL_X];
   if (Array.isArray(ch.servers)) {
     for (const name of ch.servers) if (typeof name === 'string' && servers[name]?.protocol) return servers[name].protocol;
   }

@@ -406,6 +406,7 @@ export interface components {
       variants: components['schemas']['VariantStatsView'][];
     };
     CapabilitiesView: {
+      /** @description The published flow has a svc/assistant-handoff-request node and ASSISTANT_HANDOFF_ENABLED is true. */
       handoff: boolean;
       escalation: boolean;
       streaming: boolean;
@@ -413,7 +414,7 @@ export interface components {
     AssistantConfigView: {
       flowId: string;
       flowName: string;
-      /** @description The handoff capability and ASSISTANT_HANDOFF_ENABLED together. */
+      /** @description Mirror of capabilities.handoff: the flow can hand off and ASSISTANT_HANDOFF_ENABLED is true. */
       handoffEnabled: boolean;
       anonymousAllowed: boolean;
       chatTtlDays: number;
@@ -693,6 +694,15 @@ export interface operations {
       };
       /** @description No bearer token while ASSISTANT_ANONYMOUS_ALLOWED is false. */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description `meta.intent` is `handoff` while handoff is switched off (ASSISTANT_HANDOFF_ENABLED=false): code HANDOFF_DISABLED, nothing is stored and no run starts. */
+      403: {
         headers: {
           [name: string]: unknown;
         };

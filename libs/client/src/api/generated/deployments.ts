@@ -33,7 +33,10 @@ export interface paths {
     get: operations['deployments_Deployments_get'];
     put?: never;
     post?: never;
-    /** Delete (requires the admin permission); the route claim is released */
+    /**
+     * Delete (requires the admin permission); the route claim is released
+     * @description A published flow always has a deployment: each published flow the deleted deployment named gets its auto-managed deployment back within a second (a flow with meta.route its route deployment). Unpublish a flow, or PATCH disabled, to take it out of service.
+     */
     delete: operations['deployments_Deployments_delete'];
     options?: never;
     head?: never;
@@ -120,7 +123,8 @@ export interface components {
       method: string;
       path: string;
       success_status: number;
-      summary?: string;
+      /** @description The flow's meta.route.summary, else `<deployment name> (<METHOD> <path>)`: the summary the OpenAPI description shows. */
+      summary: string;
     };
     ContributedEventView: {
       name: string;
@@ -189,7 +193,7 @@ export interface components {
         [key: string]: string;
       };
       /**
-       * @description Field of the run meta hashed for sticky bucketing.
+       * @description Field of the run meta hashed for sticky bucketing; absent or empty means a non-sticky weighted draw.
        * @example session_id
        */
       stickyBy?: string;
@@ -208,7 +212,7 @@ export interface components {
       labels?: {
         [key: string]: string;
       };
-      /** @description null clears it. */
+      /** @description null or an empty string clears it (a non-sticky weighted draw). */
       stickyBy?: Record<string, never> | null;
       variants?: components['schemas']['VariantDto'][];
       auth?: components['schemas']['RouteAuthDto'];
@@ -765,6 +769,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
+      /** @description Every variant has weight 0: code NO_ELIGIBLE_VARIANT, with `deploymentId`; give a variant a weight above 0. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
       /** @description The request body is larger than the limit. */
       413: {
         headers: {
@@ -776,15 +789,6 @@ export interface operations {
       };
       /** @description Too many requests from this client; retry after the seconds in `Retry-After`. */
       429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBodyDto'];
-        };
-      };
-      /** @description Every weight is zero: no eligible variant */
-      503: {
         headers: {
           [name: string]: unknown;
         };

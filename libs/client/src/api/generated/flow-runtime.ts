@@ -760,7 +760,8 @@ export interface components {
     };
     UsageByView: {
       /** @enum {string} */
-      field: 'profileId' | 'provider' | 'model' | 'flowId' | 'nodeId' | 'userId' | 'assistant';
+      field:
+        'profileId' | 'provider' | 'model' | 'flowId' | 'nodeId' | 'userId' | 'assistant' | 'variantLabel';
       /** Format: date-time */
       from: string;
       /** Format: date-time */
@@ -2822,8 +2823,9 @@ export interface operations {
   'flow-runtime_LlmUsage_by': {
     parameters: {
       query: {
-        /** @description Breakdown dimension (spec rule 23): profile, provider, model, flow, node, user, assistant. */
-        field: 'profileId' | 'provider' | 'model' | 'flowId' | 'nodeId' | 'userId' | 'assistant';
+        /** @description Breakdown dimension (spec rule 23): profile, provider, model, flow, node, user, assistant; also variantLabel, the deployment variant whose run made the call. */
+        field:
+          'profileId' | 'provider' | 'model' | 'flowId' | 'nodeId' | 'userId' | 'assistant' | 'variantLabel';
         /** @description Start of the range (ISO 8601, inclusive); default the start of the retention window (now minus LLM_USAGE_RETENTION_DAYS). */
         from?: string;
         /** @description End of the range (ISO 8601, exclusive); default now. */

@@ -78,7 +78,7 @@ describeIntegration('flow-runtime in split mode with two replicas', kafkaMockUna
     });
     // Put the every-minute entry first: the other tests run while it waits for its minute.
     const put = await call(`${api}/flows/schedules/split-every-minute`, { method: 'PUT', bearer: admin, ...json({ cron: '* * * * *', topic: 'split.tick', payload: { from: 'split' } }) });
-    expect(put.status).toBe(200);
+    expect(put.status).toBe(201);
     firstDue = new Date(put.body.nextRunAt).getTime();
   }, 180000);
 

@@ -22,7 +22,7 @@ describe('scheduler routes through the gateway', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ cron: '30 3 * * *', topic: 'reports.nightly', payload: { scope: 'all' } }),
     });
-    expect(put.status).toBe(200);
+    expect(put.status).toBe(201);
     expect(put.body).toMatchObject({ id: 'nightly-report', cron: '30 3 * * *', topic: 'reports.nightly', enabled: true, source: 'operator' });
     expect(put.body.nextRunAt).toMatch(/T03:30:00\.000Z$/);
     const got = await call(`${platform.url}/api/v1/flows/schedules/nightly-report`, { bearer: admin });
@@ -40,6 +40,29 @@ describe('scheduler routes through the gateway', () => {
     });
     expect(res.body.enabled).toBe(false);
     expect(res.body.nextRunAt).toBeUndefined();
+  });
+
+  it('changes only the fields a PUT gives on an existing entry: {"enabled": false} turns it off, 200', async () => {
+    const url = `${platform.url}/api/v1/flows/schedules/nightly-report`;
+    const put = (body: unknown) => call(url, { method: 'PUT', bearer: admin, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const on = await put({ enabled: true });
+    expect(on.status).toBe(200);
+    expect(on.body).toMatchObject({ cron: '30 3 * * *', topic: 'reports.nightly', enabled: true });
+    expect(on.body.nextRunAt).toMatch(/T03:30:00\.000Z$/);
+    const off = await put({ enabled: false });
+    expect(off.status).toBe(200);
+    expect(off.body).toMatchObject({ id: 'nightly-report', cron: '30 3 * * *', topic: 'reports.nightly', enabled: false });
+    expect(off.body.nextRunAt).toBeUndefined();
+    const retimed = await put({ cron: '0 4 * * *' });
+    expect(retimed.body).toMatchObject({ cron: '0 4 * * *', topic: 'reports.nightly', enabled: false });
+    // A new entry needs cron and topic: the 400 names both.
+    const missing = await call(`${platform.url}/api/v1/flows/schedules/not-yet`, { method: 'PUT', bearer: admin, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ enabled: false }) });
+    expect(missing.status).toBe(400);
+    expect(missing.body.details).toEqual([
+      { field: 'cron', problems: ['cron is required to create an entry'] },
+      { field: 'topic', problems: ['topic is required to create an entry'] },
+    ]);
+    expect((await call(`${platform.url}/api/v1/flows/schedules/not-yet`, { bearer: admin })).status).toBe(404);
   });
 
   it('rejects a cron that is not five fields, naming the field', async () => {
@@ -63,7 +86,7 @@ describe('scheduler routes through the gateway', () => {
   it('deletes an entry with 204; it is gone from reads and the list, and an unknown id is a 404', async () => {
     const url = `${platform.url}/api/v1/flows/schedules/weekly-digest`;
     const put = await call(url, { method: 'PUT', bearer: admin, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ cron: '0 8 * * 1', topic: 'digest.weekly' }) });
-    expect(put.status).toBe(200);
+    expect(put.status).toBe(201);
     expect((await call(url, { method: 'DELETE' })).status).toBe(401);
     expect((await call(url, { method: 'DELETE', bearer: await token('bob', []) })).status).toBe(403);
     const del = await call(url, { method: 'DELETE', bearer: admin });

@@ -1,5 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiExcludeEndpoint, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { ApiBadRequestResponse, ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiExcludeEndpoint, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { INTERNAL_PERMS } from '@flowplane/contracts';
 import { AdminRoute, Internal } from '@flowplane/platform/auth';
 import { PutScheduleDto, ScheduleView, SeedResultView, SeedSchedulesDto } from './dto/schedule.dto';
@@ -32,12 +33,19 @@ export class SchedulesController {
 
   @Put(':id')
   @AdminRoute()
-  @ApiOperation({ summary: 'Create or replace an entry (cron is five fields, UTC); fired by exactly one replica' })
+  @ApiOperation({
+    summary: 'Create an entry, or change the given fields of an existing one (cron is five fields, UTC); fired by exactly one replica',
+    description: 'Creating needs `cron` and `topic`. On an existing entry only the fields sent change: `{"enabled": false}` turns it off and keeps the rest.',
+  })
   @ApiParam({ name: 'id', example: 'nightly-report' })
   @ApiBody({ type: PutScheduleDto })
-  @ApiOkResponse({ type: ScheduleView })
-  put(@Param('id') id: string, @Body() dto: PutScheduleDto): Promise<ScheduleView> {
-    return this.schedules.put(id, dto);
+  @ApiCreatedResponse({ type: ScheduleView, description: 'The entry was created.' })
+  @ApiOkResponse({ type: ScheduleView, description: 'The existing entry was changed.' })
+  @ApiBadRequestResponse({ description: 'Invalid cron, topic or id, or a new entry without cron or topic (details name each field).' })
+  async put(@Param('id') id: string, @Body() dto: PutScheduleDto, @Res({ passthrough: true }) res: Response): Promise<ScheduleView> {
+    const { schedule, created } = await this.schedules.put(id, dto);
+    res.status(created ? 201 : 200);
+    return schedule;
   }
 
   @Delete(':id')

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DomainException } from '@flowplane/platform/http';
 import { cronProblem, nextRun, type ScheduleEntry } from './schedule.entity';
 import { ScheduleRepository } from './schedule.repository';
-import type { PutScheduleDto, ScheduleView, SeedSchedulesDto } from './dto/schedule.dto';
+import type { PutScheduleDto, ScheduleFieldsDto, ScheduleView, SeedSchedulesDto } from './dto/schedule.dto';
 import { SCHEDULE_ID } from './dto/schedule.dto';
 import { SCHEDULER_OPTIONS, type SchedulerOptions } from './scheduler.tokens';
 
@@ -46,10 +46,27 @@ export class SchedulesService {
   }
 
   /** Creates or replaces an entry; changing the cron or re-enabling recomputes the next firing. */
-  async put(id: string, dto: PutScheduleDto): Promise<ScheduleView> {
-    const entry = this.build(id, dto, 'operator', await this.repo.get(id));
+  /**
+   * Creates an entry (`cron` and `topic` required) or changes the given fields of an existing one;
+   * `created` tells which, for the 201 or 200.
+   */
+  async put(id: string, dto: PutScheduleDto): Promise<{ schedule: ScheduleView; created: boolean }> {
+    const previous = await this.repo.get(id);
+    let fields: ScheduleFieldsDto;
+    if (previous) {
+      fields = { cron: dto.cron ?? previous.cron, topic: dto.topic ?? previous.topic, payload: dto.payload ?? previous.payload, enabled: dto.enabled ?? previous.enabled };
+    } else {
+      const missing = (['cron', 'topic'] as const).filter((k) => dto[k] === undefined);
+      if (missing.length) {
+        throw new DomainException(SchedulesExceptionCode.INVALID, 400, `a new entry needs ${missing.join(' and ')} (no schedule ${id} exists to change)`, {
+          details: missing.map((field) => ({ field, problems: [`${field} is required to create an entry`] })),
+        });
+      }
+      fields = { ...dto, cron: dto.cron as string, topic: dto.topic as string };
+    }
+    const entry = this.build(id, fields, 'operator', previous);
     await this.repo.save(entry);
-    return view(entry);
+    return { schedule: view(entry), created: !previous };
   }
 
   /**
@@ -72,7 +89,7 @@ export class SchedulesService {
     return { inserted, existing };
   }
 
-  private build(id: string, dto: PutScheduleDto, source: ScheduleEntry['source'], previous?: ScheduleEntry): ScheduleEntry {
+  private build(id: string, dto: ScheduleFieldsDto, source: ScheduleEntry['source'], previous?: ScheduleEntry): ScheduleEntry {
     if (!SCHEDULE_ID.test(id)) throw new DomainException(SchedulesExceptionCode.INVALID, 400, 'id must be 1-128 letters, digits, dots, dashes or underscores');
     const problem = cronProblem(dto.cron);
     if (problem) throw new DomainException(SchedulesExceptionCode.INVALID, 400, problem, { details: [{ field: 'cron', problems: [problem] }] });

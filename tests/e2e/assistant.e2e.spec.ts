@@ -155,9 +155,11 @@ describe('assistant chat through the gateway', () => {
       expect(message.status).toBe(409);
       expect(message.body).toMatchObject({ statusCode: 409, code: 'NO_ELIGIBLE_VARIANT', message: expect.stringContaining('give at least one a weight above 0') });
       expect(message.body.message).toContain('assistant');
-      const config = await call(`${api}/assistant/config?sessionId=config-session-2`);
-      expect(config.status).toBe(409);
-      expect(config.body).toMatchObject({ code: 'NO_ELIGIBLE_VARIANT', message: expect.stringContaining('every variant has weight 0') });
+      for (const query of ['?sessionId=config-session-2', '']) {
+        const config = await call(`${api}/assistant/config${query}`);
+        expect(config.status).toBe(409);
+        expect(config.body).toMatchObject({ code: 'NO_ELIGIBLE_VARIANT', deploymentId: 'assistant', message: expect.stringContaining('every variant has weight 0') });
+      }
       const select = await call(`${api}/deployments/assistant/select`, { method: 'POST', bearer: admin, ...json({ meta: {} }) });
       expect(select.status).toBe(409);
       expect(select.body).toMatchObject({ code: 'NO_ELIGIBLE_VARIANT', deploymentId: 'assistant' });

@@ -1,5 +1,5 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiQuery, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiQuery, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { Public } from '@flowplane/platform/auth';
 import { DomainException } from '@flowplane/platform/http';
 import { SESSION_ID_PATTERN } from '../../chats/domain/chat.entity';
@@ -33,6 +33,7 @@ export class AssistantConfigController {
   @ApiOperation({ summary: "The assistant's capabilities from its published flow, and the variant of a session" })
   @ApiQuery({ name: 'sessionId', required: false })
   @ApiOkResponse({ type: AssistantConfigView })
+  @ApiConflictResponse({ description: 'Every variant of the assistant deployment has weight 0: code NO_ELIGIBLE_VARIANT, with `deploymentId`.' })
   @ApiServiceUnavailableResponse({ description: 'deployments or flow-runtime is unavailable, or the flow is not published.' })
   async get(@Query('sessionId') sessionId?: string): Promise<AssistantConfigView> {
     if (sessionId !== undefined && !SESSION_ID_PATTERN.test(sessionId)) throw new DomainException('INVALID_SESSION_ID', 400, 'sessionId must be 8 to 128 letters, digits, _ or -');

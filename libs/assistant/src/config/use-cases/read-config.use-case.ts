@@ -39,7 +39,14 @@ export class ReadConfigUseCase {
     let variant: VariantRef | undefined;
     try {
       if (sessionId) variant = await this.upstream.select(env.ASSISTANT_DEPLOYMENT_ID, { session_id: sessionId, sessionId });
-      else variant = (await this.upstream.deployment(env.ASSISTANT_DEPLOYMENT_ID))?.variants.find((v) => v.label === 'stable');
+      else {
+        const d = await this.upstream.deployment(env.ASSISTANT_DEPLOYMENT_ID);
+        // Without a session nothing is selected, but a chat could not start either: say so as select does.
+        if (d && d.variants.length > 0 && d.variants.every((v) => !((v.weight ?? 0) > 0))) {
+          throw new DomainException('NO_ELIGIBLE_VARIANT', 409, `deployment ${d.id} has no eligible variant: every variant has weight 0; give at least one a weight above 0 (PATCH /deployments/${d.id})`, { deploymentId: d.id });
+        }
+        variant = d?.variants.find((v) => v.label === 'stable');
+      }
     } catch (e) {
       throw upstreamFailure(e, 'deployments');
     }

@@ -1103,6 +1103,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
+      /** @description Every variant of the assistant deployment has weight 0: code NO_ELIGIBLE_VARIANT, with `deploymentId`. */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
       /** @description Too many requests from this client; retry after the seconds in `Retry-After`. */
       429: {
         headers: {

@@ -44,7 +44,10 @@ export interface paths {
     };
     /** One scheduler entry with its next and last firing */
     get: operations['flow-runtime_Schedules_get'];
-    /** Create or replace an entry (cron is five fields, UTC); fired by exactly one replica */
+    /**
+     * Create an entry, or change the given fields of an existing one (cron is five fields, UTC); fired by exactly one replica
+     * @description Creating needs `cron` and `topic`. On an existing entry only the fields sent change: `{"enabled": false}` turns it off and keeps the rest.
+     */
     put: operations['flow-runtime_Schedules_put'];
     post?: never;
     /** Delete an entry: it fires no more. A seeded entry returns when its module seeds again at start; PUT enabled: false keeps it off */
@@ -530,21 +533,21 @@ export interface components {
     };
     PutScheduleDto: {
       /**
-       * @description Five-field cron expression, evaluated in UTC.
+       * @description Five-field cron expression, evaluated in UTC. Required to create an entry.
        * @example 30 3 * * *
        */
-      cron: string;
+      cron?: string;
       /**
-       * @description Topic the entry publishes on.
+       * @description Topic the entry publishes on. Required to create an entry.
        * @example i18n.translate.sweep
        */
-      topic: string;
-      /** @description Event payload; `firedAt` and `scheduleId` are added at each firing. */
+      topic?: string;
+      /** @description Event payload (replaced as a whole when given); `firedAt` and `scheduleId` are added at each firing. */
       payload?: {
         [key: string]: unknown;
       };
-      /** @default true */
-      enabled: boolean;
+      /** @description Default true for a new entry; an existing entry keeps its state unless given. */
+      enabled?: boolean;
     };
     TemplateSummaryView: {
       /** @example flow/echo */
@@ -1118,6 +1121,7 @@ export interface operations {
       };
     };
     responses: {
+      /** @description The existing entry was changed. */
       200: {
         headers: {
           [name: string]: unknown;
@@ -1126,7 +1130,16 @@ export interface operations {
           'application/json': components['schemas']['ScheduleView'];
         };
       };
-      /** @description Invalid input: a malformed body or a parameter that fails validation (`details` lists each field and reason). */
+      /** @description The entry was created. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ScheduleView'];
+        };
+      };
+      /** @description Invalid cron, topic or id, or a new entry without cron or topic (details name each field). */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1390,7 +1403,7 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    /** @description The source document (YAML or JSON). */
+    /** @description The source document: YAML, or any JSON value (`null`, like an empty or `null` YAML document, is FDL001). */
     requestBody: {
       content: {
         'application/yaml': string;
@@ -1472,7 +1485,7 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    /** @description The document (YAML or JSON). */
+    /** @description The document: YAML, or any JSON value (`null`, like an empty or `null` YAML document, is FDL001). */
     requestBody: {
       content: {
         'application/yaml': string;
@@ -1543,7 +1556,7 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    /** @description The document (YAML or JSON). */
+    /** @description The document: YAML, or any JSON value (`null`, like an empty or `null` YAML document, is FDL001). */
     requestBody: {
       content: {
         'application/yaml': string;
@@ -1551,14 +1564,14 @@ export interface operations {
       };
     };
     responses: {
-      /** @description `{tools: [{type: "function", function: {name, description, parameters}}], diagnostics}` */
+      /** @description `{tools: [{type: "function", function: {name, description, parameters}}], diagnostics}`; diagnostics hold warnings only. */
       200: {
         headers: {
           [name: string]: unknown;
         };
         content?: never;
       };
-      /** @description Invalid input: a malformed body or a parameter that fails validation (`details` lists each field and reason). */
+      /** @description Unknown format or selection, or a document that cannot be read (diagnostics with line and column). */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1585,8 +1598,16 @@ export interface operations {
           'application/json': components['schemas']['ErrorBodyDto'];
         };
       };
-      /** @description The request body is larger than the limit. */
       413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorBodyDto'];
+        };
+      };
+      /** @description The document was read but has errors (`DOCUMENT_HAS_ERRORS`); the body carries every diagnostic. No tools are exported. */
+      422: {
         headers: {
           [name: string]: unknown;
         };

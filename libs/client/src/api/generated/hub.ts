@@ -46,7 +46,7 @@ export interface paths {
     put?: never;
     /**
      * Fans a JSON message out to the room on every replica
-     * @description The body (any JSON object or array) becomes the `data` of the envelope `{type, room, data, ts}` that every member receives. A string `type` field in an object body sets the envelope type (letters, digits, `_ . : -`, at most 64; default `message`; the control types subscribed, unsubscribed, pong, error and health are reserved). `delivered` counts members on this replica the message was handed to; `bridged: true` says it was also published to the coordinator for the other replicas. The default room policy lets a user broadcast to any room they could join (not to another user's `user:<sub>` room); service tokens and superusers to any room.
+     * @description The body (any JSON value: object, array, string, number, boolean or null) becomes the `data` of the envelope `{type, room, data, ts}` that every member receives. A string `type` field in an object body sets the envelope type (letters, digits, `_ . : -`, at most 64; default `message`; the control types subscribed, unsubscribed, pong, error and health are reserved). `delivered` counts members on this replica the message was handed to; `bridged: true` says it was also published to the coordinator for the other replicas. The default room policy lets a user broadcast to any room they could join (not to another user's `user:<sub>` room); service tokens and superusers to any room.
      */
     post: operations['hub_Hub_broadcast'];
     delete?: never;
@@ -248,13 +248,20 @@ export interface operations {
       };
       cookie?: never;
     };
+    /** @description Any JSON value (Content-Type: application/json). */
     requestBody: {
       content: {
         'application/json':
-          | {
-              [key: string]: unknown;
-            }
-          | unknown[];
+          | (
+              | {
+                  [key: string]: unknown;
+                }
+              | unknown[]
+              | string
+              | number
+              | boolean
+            )
+          | null;
       };
     };
     responses: {

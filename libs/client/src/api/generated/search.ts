@@ -327,7 +327,7 @@ export interface components {
       documents: number;
       /** @enum {string} */
       status: 'ok';
-      /** @description Points PruneStale removed after the switch; null when it failed (logged; the rebuild stands). */
+      /** @description Stale points removed: those of the old generation whose id the owner no longer lists (dropped with it at the switch), plus any PruneStale removed after the switch; null when counting or PruneStale failed (logged; the rebuild stands). */
       pruned: number | null;
     };
     ReindexableEntryDto: {

@@ -2,7 +2,7 @@ import { NODE_REGISTRY } from '@flowplane/flow-runtime';
 import type { NodeRegistry } from '@flowplane/flow/engine';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
 import { publishFlow } from '../support/flows';
-import { call, json, testEnv, token, until } from '../support/http';
+import { call, json, parseSse, testEnv, token, until } from '../support/http';
 
 /**
  * Human handoff through the gateway on the standalone defaults: the public route (201, then 409 for
@@ -199,5 +199,21 @@ describe('assistant handoff switched off, anonymous callers refused', () => {
     expect(ask.body).toMatchObject({ statusCode: 403, code: 'HANDOFF_DISABLED', message: expect.stringContaining('handoff to a person is not available') });
     expect(ask.text ?? '').not.toContain('e-mail');
     expect((await call(`${api}/assistant/chats/me/handoff-off-chat`, { bearer: user })).status).toBe(404);
+  });
+
+  it('answers an escalation the model asks for with "not available" instead of asking for an e-mail address', async () => {
+    const superuser = await token('root', ['admin:access'], { superuser: true });
+    expect((await call(`${api}/admin/assistant/reset?template=production`, { method: 'POST', bearer: superuser })).status).toBeLessThan(300);
+    const user = await token('user-3', []);
+    for (const meta of [{}, { email: 'dan@example.com' }]) {
+      // The local provider ends its reply with [[ESCALATE]] when the user's message carries it.
+      const res = await fetch(`${api}/assistant/messages`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${user}` }, body: JSON.stringify({ message: 'I want compensation [[ESCALATE]]', meta }) });
+      expect(res.status).toBe(200);
+      const frames = parseSse(await res.text());
+      const message = frames.find((f) => f.event === 'message')!.data as { content: string; status: string };
+      expect(message).toMatchObject({ status: 'completed', content: expect.stringContaining('not available') });
+      expect(message.content).not.toContain('e-mail');
+    }
+    expect((await call(`${api}/assistant/handoffs?status=all`, { bearer: admin })).body.items).toEqual([]);
   });
 });

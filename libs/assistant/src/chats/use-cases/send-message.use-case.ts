@@ -116,7 +116,7 @@ export class SendMessageUseCase {
           flowId: variant.flowId,
           versionId: variant.versionId,
           input: { messages: history, message: input.message, sessionId, ...(input.userId ? { userId: input.userId } : {}), meta },
-          meta: { ...meta, source: 'assistant', session_id: sessionId, sessionId, variantLabel: variant.label, ...(input.userId ? { userId: input.userId } : {}) },
+          meta: { ...meta, source: 'assistant', session_id: sessionId, sessionId, variantLabel: variant.label, handoffEnabled: env.ASSISTANT_HANDOFF_ENABLED, ...(input.userId ? { userId: input.userId } : {}) },
           startedBy: input.userId ? `user:${input.userId}` : 'assistant:anonymous',
           // Recorded on the run and so on its usage rows: per-variant cost of the assistant's split.
           deploymentVariant: variant.label,

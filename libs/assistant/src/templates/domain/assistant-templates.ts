@@ -27,7 +27,7 @@ export const PUBLIC_RESET_TEMPLATES = ['default', 'production'] as const;
  * Bumped whenever an embedded document changes: module-owned published versions with a lower
  * `meta.schemaVersion` are upgraded at start-up (Versioning 3).
  */
-export const TEMPLATE_SCHEMA_VERSION = 2;
+export const TEMPLATE_SCHEMA_VERSION = 3;
 
 const start: FlowNode = { id: 'start', name: 'Start', kind: 'start' };
 const end: FlowNode = { id: 'end', name: 'End', kind: 'end' };
@@ -96,13 +96,17 @@ const handoffNodes: FlowNode[] = [
   { id: 'handoff', name: 'Handoff', kind: 'action', action_ref: HANDOFF_NODE_ID, config: {} },
   render('handoff_filed', 'Handoff confirmation', 'Thank you. A person from our team will contact you at {{meta.email}}.'),
   render('handoff_needs_email', 'Ask for an e-mail', 'To reach a person, please give an e-mail address where we can contact you.'),
+  render('handoff_unavailable', 'Handoff unavailable', 'Handing the conversation to a person is not available here. I am happy to keep helping you in this chat.'),
 ];
 const handoffEdges: FlowEdge[] = [
   edge('start', 'handoff', { condition: "meta.intent == 'handoff'" }),
   edge('handoff', 'handoff_filed', { port: 'Handoff' }),
+  // Asking for an e-mail only helps when a request could be filed with one.
+  edge('handoff', 'handoff_unavailable', { port: 'Error', condition: "packet.code == 'HANDOFF_DISABLED'" }),
   edge('handoff', 'handoff_needs_email', { port: 'Error' }),
   edge('handoff_filed', 'end'),
   edge('handoff_needs_email', 'end'),
+  edge('handoff_unavailable', 'end'),
 ];
 /** Allow and Flag of a guard lead on to `to`, Block to the refusal end. */
 const guardEdges = (from: string, to: string): FlowEdge[] => [edge(from, to, { port: 'Allow' }), edge(from, to, { port: 'Flag' }), edge(from, 'refused', { port: 'Block' })];
@@ -188,7 +192,7 @@ function guarded(name: string, description: string, o: Shape): FlowDocument {
   if (o.escalation) columns[columns.length - 1].push('trust_safety_mail');
   if (o.handoff) {
     columns[columns.findIndex((c) => c[0] === 'input_guard')].push('handoff');
-    columns[columns.findIndex((c) => c[0] === chain[0])].push('handoff_filed', 'handoff_needs_email');
+    columns[columns.findIndex((c) => c[0] === chain[0])].push('handoff_filed', 'handoff_needs_email', 'handoff_unavailable');
   }
   columns.push(['end', 'refused']);
   return doc(name, description, nodes, edges, columns);

@@ -107,6 +107,8 @@ const fail = (code: HandoffErrorCode, error: string): NodeOutput => ({ port: ERR
 export function handoffRequestOf(input: unknown, config: Readonly<Record<string, unknown>>, runMeta: Readonly<Record<string, unknown>> = {}): InternalHandoffRequest | NodeOutput {
   const packet = isPlainObject(input) ? input : {};
   const meta = isPlainObject(packet['meta']) ? packet['meta'] : {};
+  // The assistant says so on its chat runs: no point asking the user for an e-mail first.
+  if (runMeta['handoffEnabled'] === false) return fail('HANDOFF_DISABLED', 'handoff to a person is switched off');
   const sessionId = pick(packet, meta, 'sessionId', 'session_id') ?? (typeof runMeta['session_id'] === 'string' ? runMeta['session_id'] : undefined);
   if (!sessionId) return fail('SESSION_REQUIRED', 'a handoff needs the chat session id (sessionId)');
   const email = pick(packet, meta, 'email');

@@ -68,7 +68,10 @@ export class DeploymentsController {
 
   @Patch(':id')
   @AdminRoute()
-  @ApiOperation({ summary: 'Patch any field; variants and labels re-check the route and the flows (absorbing auto-managed deployments); disabled re-syncs bindings at once' })
+  @ApiOperation({
+    summary: 'Patch any field; variants and labels re-check the route and the flows (absorbing auto-managed deployments); disabled re-syncs bindings at once',
+    description: 'A published flow the new variants no longer name gets its auto-managed deployment back within a second. On an auto-managed deployment, labels, the name and the stable variant weight and pin set here survive the next publish of its flow.',
+  })
   @ApiOkResponse({ type: DeploymentView })
   @ApiConflictResponse({ description: 'The route or a flow belongs to another deployment, or the route to a service (same bodies as create)' })
   async patch(@Param('id') id: string, @Body() dto: PatchDeploymentDto, @CurrentPrincipal() who: Principal): Promise<DeploymentView> {

@@ -40,7 +40,10 @@ export interface paths {
     delete: operations['deployments_Deployments_delete'];
     options?: never;
     head?: never;
-    /** Patch any field; variants and labels re-check the route and the flows (absorbing auto-managed deployments); disabled re-syncs bindings at once */
+    /**
+     * Patch any field; variants and labels re-check the route and the flows (absorbing auto-managed deployments); disabled re-syncs bindings at once
+     * @description A published flow the new variants no longer name gets its auto-managed deployment back within a second. On an auto-managed deployment, labels, the name and the stable variant weight and pin set here survive the next publish of its flow.
+     */
     patch: operations['deployments_Deployments_patch'];
     trace?: never;
   };

@@ -67,6 +67,7 @@ const POST_STATUS: Record<string, 200 | 201 | 202 | 'outcome'> = {
   'AssistantTemplates.resetPublic': 200,
   'AssistantTemplates.resetAdmin': 200,
   'Catalog.report': 200,
+  'AdminReportKeys.report': 200,
   'Transfer.import': 200,
   'I18nNodes.translate': 200,
   'I18nNodes.resolveLocale': 200,

@@ -1102,18 +1102,17 @@ export interface components {
     };
     TranslateMissingDto: {
       /**
-       * @description `missing` fills only locales without text; `missing_and_stale` also re-translates machine text whose source text or translator note changed since it was made (what `i18n-translate` sends).
-       * @default missing
+       * @description `missing` (when absent) fills only locales without text; `missing_and_stale` also re-translates machine text whose source text or translator note changed since it was made (what `i18n-translate` sends).
        * @enum {string}
        */
-      mode: 'missing' | 'missing_and_stale';
+      mode?: 'missing' | 'missing_and_stale';
       /** @description Also replace text that exists: every machine translation written before the overwrite pass started (current or stale, from any model, the `local` pseudo-localizer included) and text of unknown origin. Human, code/seed and admin-approved machine text only with includeProtected (else counted in skippedProtected). A pass starts with the first overwrite call of a selection and continues while calls with the same selection follow (30 minutes at most between them); text written since it started is its own and is not redone, so re-running until keysProcessed is 0 ends. */
       overwrite?: boolean;
       /** @description With overwrite, also replace human, code/seed and admin-approved machine text. */
       includeProtected?: boolean;
       /**
        * Format: date-time
-       * @description With overwrite: replace machine text written before this instant instead of the start of the pass (the `overwriteBefore` an earlier answer gave). Not in the future.
+       * @description With overwrite: replace machine text written before this instant instead of the start of the pass (the `overwriteBefore` an earlier answer gave). Not in the future (a minute of clock slack between replicas is allowed).
        * @example 2026-01-01T00:00:00.000Z
        */
       overwriteBefore?: string;

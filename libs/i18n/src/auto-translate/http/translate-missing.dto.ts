@@ -8,8 +8,8 @@ import { TranslationUsageDto } from '../../shared/translation-usage.dto';
 export class TranslateMissingDto {
   @ApiPropertyOptional({
     enum: ['missing', 'missing_and_stale'],
-    default: 'missing',
-    description: '`missing` fills only locales without text; `missing_and_stale` also re-translates machine text whose source text or translator note changed since it was made (what `i18n-translate` sends).',
+    // No `default:` here: generated clients would then require the field in requests.
+    description: '`missing` (when absent) fills only locales without text; `missing_and_stale` also re-translates machine text whose source text or translator note changed since it was made (what `i18n-translate` sends).',
   })
   @IsOptional()
   @IsIn(['missing', 'missing_and_stale'], { message: 'mode must be missing or missing_and_stale' })

@@ -169,6 +169,8 @@ describe('i18n-translate against a model that fails a locale once', () => {
     });
     expect(profile.status).toBe(201);
     expect((await call(`${api}/admin/settings/ai`, { method: 'PUT', bearer: admin, ...json({ values: { profile: 'stub' } }) })).status).toBe(200);
+    // i18n reads the ai settings at most once a second (AiSettings), so the switch is seen after that.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
     expect((await call(`${api}/admin/i18n/locales`, { method: 'POST', bearer: admin, ...json({ code: 'de' }) })).status).toBe(201);
     for (const [key, text] of [['f.a', 'Flaky'], ['f.b', 'Steady']]) {
       expect((await call(`${api}/admin/i18n/translations`, { method: 'POST', bearer: admin, ...json({ key, translations: { en: text } }) })).status).toBeLessThan(300);
@@ -243,6 +245,8 @@ describe('i18n-translate --overwrite after switching from the local provider to 
     });
     expect(profile.status).toBe(201);
     expect((await call(`${api}/admin/settings/ai`, { method: 'PUT', bearer: admin, ...json({ values: { profile: 'stub' } }) })).status).toBe(200);
+    // i18n reads the ai settings at most once a second (AiSettings), so the switch is seen after that.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
 
     // Without --overwrite the current machine text stays.
     const plain = await translate(['--prefix=sw.', '--base-url', platform.url], secret);

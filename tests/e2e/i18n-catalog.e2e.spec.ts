@@ -1,4 +1,6 @@
 import { Topics } from '@flowplane/contracts';
+import { STORE } from '@flowplane/platform/service';
+import type { Store } from '@flowplane/platform/store';
 import { type Standalone, startStandalone } from '../../apps/standalone/src/standalone';
 import { call, json, testEnv, token, until } from '../support/http';
 
@@ -37,6 +39,15 @@ describe('i18n catalog, locales and translation rows', () => {
     const second = await until(() => catalog('ns=brand&locale=en'), (r) => r.body?.messages?.title === 'Welcome to Globex', 3000);
     expect(second.body.messages.title).toBe('Welcome to Globex');
     expect(second.headers.get('etag')).not.toBe(first.headers.get('etag'));
+  });
+
+  it('lists a message stored without timestamps with null times instead of failing the page', async () => {
+    const store = platform.services.find((s) => s.name === 'i18n')!.app.get<Store>(STORE);
+    // As an older version or a hand-made import would have stored it: no createdAt, updatedAt or stamps.
+    await store.collection('translations').insertOne({ ns: 'legacy', key: 'old.title', translations: { en: 'Old' }, provenance: {}, pending: {}, modules: [] });
+    const res = await call(`${api}/admin/i18n/messages?ns=legacy&locale=en`, { bearer: admin });
+    expect(res.status).toBe(200);
+    expect(res.body.items).toEqual([expect.objectContaining({ ns: 'legacy', key: 'old.title', value: 'Old', createdAt: null, updatedAt: null })]);
   });
 
   it('seeds pl (default) and en (fallback and source) on a fresh install, both active and public', async () => {

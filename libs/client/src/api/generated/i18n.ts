@@ -729,10 +729,16 @@ export interface components {
       provenance?: {
         [key: string]: unknown;
       };
-      /** Format: date-time */
-      createdAt: string;
-      /** Format: date-time */
-      updatedAt: string;
+      /**
+       * Format: date-time
+       * @description When this locale's text was first written; null when the record was stored without it (written by an older version or by hand).
+       */
+      createdAt: string | null;
+      /**
+       * Format: date-time
+       * @description Last change of this locale's text; null when the record was stored without it.
+       */
+      updatedAt: string | null;
     };
     MessagePageDto: {
       items: components['schemas']['MessageViewDto'][];

@@ -1,3 +1,4 @@
+import { isoOrNull, storedTime } from '../../shared/stored-time';
 import type { MessageViewDto } from '../dto/message.dto';
 import type { TranslationRowViewDto } from '../dto/translation-row.dto';
 import type { Message, TranslationRow } from './translation-row.entity';
@@ -9,8 +10,8 @@ export function presentMessage(m: Message): MessageViewDto {
     locale: m.locale,
     value: m.value,
     ...(m.provenance ? { provenance: { ...m.provenance } } : {}),
-    createdAt: m.createdAt.toISOString(),
-    updatedAt: m.updatedAt.toISOString(),
+    createdAt: isoOrNull(storedTime(m.createdAt)),
+    updatedAt: isoOrNull(storedTime(m.updatedAt)),
   };
 }
 

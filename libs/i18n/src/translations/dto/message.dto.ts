@@ -51,11 +51,11 @@ export class MessageViewDto {
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Provenance of this locale: {source, by, at, ...}.' })
   provenance?: Record<string, unknown>;
 
-  @ApiProperty({ format: 'date-time' })
-  createdAt!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When this locale\'s text was first written; null when the record was stored without it (written by an older version or by hand).' })
+  createdAt!: string | null;
 
-  @ApiProperty({ format: 'date-time' })
-  updatedAt!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Last change of this locale\'s text; null when the record was stored without it.' })
+  updatedAt!: string | null;
 }
 
 /** A page of messages. */

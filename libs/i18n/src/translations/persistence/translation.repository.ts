@@ -429,8 +429,9 @@ function storeFilter(f: RowFilter): Filter {
 }
 
 function matchesText(doc: RowDocument, q: string): boolean {
-  if (doc.key.toLowerCase().includes(q)) return true;
-  // Rows written by older imports may hold a note that is not a string: never let one fail a listing.
+  // Rows written by older imports or by hand may hold a key or a note that is not a string: never
+  // let one fail a listing.
+  if (typeof doc.key === 'string' && doc.key.toLowerCase().includes(q)) return true;
   if (typeof doc.context === 'string' && doc.context.toLowerCase().includes(q)) return true;
   return Object.values(doc.translations ?? {}).some((v) => typeof v === 'string' && v.toLowerCase().includes(q));
 }

@@ -131,6 +131,27 @@ describe('i18n-translate', () => {
   }, 30_000);
 });
 
+/**
+ * An OpenAI-compatible chat endpoint standing in for a real model in these tests: it answers each
+ * translation call with "(<locale>) <text>" for the locales `answered` picks from those asked for.
+ */
+async function modelStub(answered: (text: string, targets: string[]) => string[]): Promise<Server> {
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    let raw = '';
+    req.on('data', (c: Buffer) => (raw += c.toString()));
+    req.on('end', () => {
+      const body = JSON.parse(raw);
+      const payload = JSON.parse(body.messages[body.messages.length - 1].content);
+      const targets: string[] = (payload.targets ?? []).map((t: { locale: string }) => t.locale);
+      const content = JSON.stringify(Object.fromEntries(answered(payload.text, targets).map((l) => [l, `(${l}) ${payload.text}`])));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ model: body.model, choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 5, completion_tokens: 5, total_tokens: 10 } }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return server;
+}
+
 describe('i18n-translate against a model that fails a locale once', () => {
   let platform: Standalone;
   let stub: Server;
@@ -144,20 +165,10 @@ describe('i18n-translate against a model that fails a locale once', () => {
     if (!existsSync(bin)) throw new Error(`${bin} is missing: run "npm test" (it builds first) or "npm run build"`);
     // Answers every locale asked for, except `de` of the text "Flaky" while its first calls last
     // (the first call and its repair round): that cell fails in one batch and lands in the next.
-    stub = createServer((req: IncomingMessage, res: ServerResponse) => {
-      let raw = '';
-      req.on('data', (c: Buffer) => (raw += c.toString()));
-      req.on('end', () => {
-        const body = JSON.parse(raw);
-        const payload = JSON.parse(body.messages[body.messages.length - 1].content);
-        const targets: string[] = (payload.targets ?? []).map((t: { locale: string }) => t.locale);
-        const flaky = payload.text === 'Flaky' && flakyCalls++ < 2;
-        const content = JSON.stringify(Object.fromEntries(targets.filter((l) => !(flaky && l === 'de')).map((l) => [l, `(${l}) ${payload.text}`])));
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ model: body.model, choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 5, completion_tokens: 5, total_tokens: 10 } }));
-      });
+    stub = await modelStub((text, targets) => {
+      const flaky = text === 'Flaky' && flakyCalls++ < 2;
+      return targets.filter((l) => !(flaky && l === 'de'));
     });
-    await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
     stubUrl = `http://127.0.0.1:${(stub.address() as AddressInfo).port}/v1`;
     platform = await startStandalone({ env: testEnv({ I18N_AUTO_TRANSLATE_DISABLED: 'true', I18N_TRANSLATE_KEYS_PER_REQUEST: '1', LLM_ALLOWED_PRIVATE_HOSTS: '127.0.0.1', AI_CONCURRENCY: '1' }) });
     api = `${platform.url}/api/v1`;
@@ -201,19 +212,7 @@ describe('i18n-translate --overwrite after switching from the local provider to 
   beforeAll(async () => {
     if (!existsSync(bin)) throw new Error(`${bin} is missing: run "npm test" (it builds first) or "npm run build"`);
     // A model that answers every locale asked for with "(<locale>) <text>".
-    stub = createServer((req: IncomingMessage, res: ServerResponse) => {
-      let raw = '';
-      req.on('data', (c: Buffer) => (raw += c.toString()));
-      req.on('end', () => {
-        const body = JSON.parse(raw);
-        const payload = JSON.parse(body.messages[body.messages.length - 1].content);
-        const targets: string[] = (payload.targets ?? []).map((t: { locale: string }) => t.locale);
-        const content = JSON.stringify(Object.fromEntries(targets.map((l) => [l, `(${l}) ${payload.text}`])));
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ model: body.model, choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 5, completion_tokens: 5, total_tokens: 10 } }));
-      });
-    });
-    await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
+    stub = await modelStub((_text, targets) => targets);
     // Two keys per call: the overwrite takes several calls and has to end by itself.
     platform = await startStandalone({ env: testEnv({ I18N_AUTO_TRANSLATE_DISABLED: 'true', I18N_TRANSLATE_KEYS_PER_REQUEST: '2', LLM_ALLOWED_PRIVATE_HOSTS: '127.0.0.1' }) });
     api = `${platform.url}/api/v1`;

@@ -22,15 +22,21 @@ const template: FlowTemplate = {
 })
 class TemplatesProbeModule {}
 
+/** The probe module listening on a free port, with the platform's error filter and validation. */
+async function listening(): Promise<INestApplication> {
+  const app = await NestFactory.create(TemplatesProbeModule, { logger: false });
+  app.useGlobalFilters(new AllExceptionsFilter());
+  app.useGlobalPipes(createValidationPipe());
+  await app.listen(0, '127.0.0.1');
+  return app;
+}
+
 describe('GET /flows/templates/{id}: the id holds a slash', () => {
   let app: INestApplication;
   let base: string;
 
   beforeAll(async () => {
-    app = await NestFactory.create(TemplatesProbeModule, { logger: false });
-    app.useGlobalFilters(new AllExceptionsFilter());
-    app.useGlobalPipes(createValidationPipe());
-    await app.listen(0, '127.0.0.1');
+    app = await listening();
     base = `${await app.getUrl()}/flows/templates`;
   });
   afterAll(() => app?.close());
@@ -57,10 +63,7 @@ describe('PUT /internal/templates/providers/{source}: names and descriptions are
   let base: string;
 
   beforeAll(async () => {
-    app = await NestFactory.create(TemplatesProbeModule, { logger: false });
-    app.useGlobalFilters(new AllExceptionsFilter());
-    app.useGlobalPipes(createValidationPipe());
-    await app.listen(0, '127.0.0.1');
+    app = await listening();
     base = await app.getUrl();
   });
   afterAll(() => app?.close());
